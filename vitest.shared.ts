@@ -1,0 +1,20 @@
+import { fileURLToPath } from "node:url"
+import type { ViteUserConfig } from "vitest/config"
+
+const src = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+/** Settings every package's vitest project shares: workspace packages resolve to their sources. */
+export const shared: ViteUserConfig = {
+  esbuild: { target: "es2022" },
+  resolve: {
+    alias: {
+      "@helpdesk/schedule": src("./packages/schedule/src/index.ts"),
+      "@helpdesk/domain": src("./packages/domain/src/index.ts")
+    }
+  },
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000
+  }
+}
