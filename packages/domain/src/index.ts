@@ -1,1 +1,2 @@
-export {}
+/** `@helpdesk/domain`: the ticket lifecycle as events and pure projections. */
+export * from "./EventStore.js"
