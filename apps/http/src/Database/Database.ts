@@ -1,0 +1,43 @@
+import { NodeContext } from "@effect/platform-node"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { Config, Effect, Layer, Option, String } from "effect"
+import { embeddedPostgres } from "./EmbeddedPostgres.js"
+import { migrations } from "./migrations/index.js"
+
+/** Client options every connection of the service uses: snake_case columns, camelCase in code. */
+export const clientOptions = {
+  transformQueryNames: String.camelToSnake,
+  transformResultNames: String.snakeToCamel,
+  // jsonb payloads (event data) keep their own keys.
+  transformJson: false,
+  applicationName: "helpdesk"
+} as const
+
+/**
+ * The SQL client: the PostgreSQL of `DATABASE_URL` when set, otherwise the embedded PGlite under `DATA_DIR`
+ * (default `.data`) reached through its socket, so both go through the same `pg` code path.
+ */
+export const PgLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const url = yield* Config.option(Config.redacted("DATABASE_URL"))
+    const maxConnections = yield* Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
+    if (Option.isSome(url)) return PgClient.layer({ url: url.value, maxConnections, ...clientOptions })
+    const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault(".data"))
+    const embedded = yield* embeddedPostgres(dataDir)
+    yield* Effect.logInfo(
+      embedded.ownedByThisProcess
+        ? `Embedded PostgreSQL (PGlite) in ${dataDir}`
+        : `Embedded PostgreSQL (PGlite) in ${dataDir}, shared with the process that has it open`
+    )
+    // PGlite runs one session; a small pool only queues behind it.
+    return PgClient.layer({ ...embedded, maxConnections: 2, ...clientOptions })
+  })
+)
+
+/** Runs every pending migration; concurrent runners wait on the migrator's table lock. */
+export const MigrationsLive = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations) }).pipe(
+  Layer.provide(NodeContext.layer)
+)
+
+/** The SQL client with the schema migrated. */
+export const DatabaseLive = MigrationsLive.pipe(Layer.provideMerge(PgLive))

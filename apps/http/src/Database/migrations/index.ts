@@ -1,0 +1,8 @@
+import type { SqlClient } from "@effect/sql"
+import type { Effect } from "effect"
+
+/**
+ * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
+ * Add new ones at the end with the next number; never edit one that has shipped.
+ */
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {}

@@ -1,0 +1,58 @@
+import { randomBytes } from "node:crypto"
+import { PgClient } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { Effect, Layer, Redacted } from "effect"
+import pg from "pg"
+import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
+import { serveOverSocket } from "../../src/Database/EmbeddedPostgres.js"
+
+/** True when tests run against a real PostgreSQL server (CI), false on embedded PGlite. */
+export const usesRealPostgres = Boolean(process.env.DATABASE_URL)
+
+const withDatabase = (url: string, database: string) => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+/**
+ * A database of this test file's own: with `DATABASE_URL`, a fresh database created beside it (named after it,
+ * so CI drops it with its own) and dropped afterwards; without, an in-memory PGlite behind its socket server.
+ */
+export const freshDatabase = Effect.gen(function* () {
+  const url = process.env.DATABASE_URL
+  if (url) {
+    const base = new URL(url).pathname.slice(1) || "postgres"
+    const name = `${base}_t${randomBytes(5).toString("hex")}`
+    const admin = async (statement: string) => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        await client.query(statement)
+      } finally {
+        await client.end()
+      }
+    }
+    yield* Effect.acquireRelease(
+      Effect.promise(() => admin(`CREATE DATABASE "${name}"`)),
+      () => Effect.promise(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
+    )
+    return { url: withDatabase(url, name) }
+  }
+  const db = yield* Effect.acquireRelease(
+    Effect.promise(() => PGlite.create()),
+    (db) => Effect.promise(() => db.close())
+  )
+  const endpoint = yield* serveOverSocket(db, { tcp: true })
+  return { url: `postgres://postgres:postgres@${endpoint.host}:${endpoint.port}/postgres?sslmode=disable` }
+})
+
+/** The SQL client on a fresh, unmigrated database. */
+export const TestPgLive = Layer.unwrapScoped(
+  Effect.map(freshDatabase, ({ url }) =>
+    PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 4, ...clientOptions })
+  )
+)
+
+/** The SQL client on a fresh database with every migration applied. */
+export const TestDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(TestPgLive))
