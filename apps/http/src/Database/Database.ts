@@ -1,13 +1,13 @@
 import { NodeContext } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Config, Effect, Layer, Option, String } from "effect"
+import { Config, Effect, Layer, Option, String as Str } from "effect"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrations } from "./migrations/index.js"
 
 /** Client options every connection of the service uses: snake_case columns, camelCase in code. */
 export const clientOptions = {
-  transformQueryNames: String.camelToSnake,
-  transformResultNames: String.snakeToCamel,
+  transformQueryNames: Str.camelToSnake,
+  transformResultNames: Str.snakeToCamel,
   // jsonb payloads (event data) keep their own keys.
   transformJson: false,
   applicationName: "helpdesk"
