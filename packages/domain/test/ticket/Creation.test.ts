@@ -5,7 +5,7 @@ import { associate, createTicket, customer, minute, system, ticketCreated, ticke
 
 describe("ticket creation", () => {
   it("given no ticket, when a customer creates one, then TicketCreated carries every field", () => {
-    given().when(createTicket()).then(ticketCreated())
+    given().when(createTicket()).thenEmits(ticketCreated())
   })
 
   it("a new ticket starts `created`, unclassified, waiting on an associate, with no create-email", () => {
@@ -78,7 +78,7 @@ describe("audio tickets", () => {
       transcript: "My printer is on fire"
     })
     const spec = given(ticketCreated(audio)).when(command)
-    spec.then(new TicketTranscriptRecorded({ at: minute(2), by: system, transcript: "My printer is on fire" }))
+    spec.thenEmits(new TicketTranscriptRecorded({ at: minute(2), by: system, transcript: "My printer is on fire" }))
     const t = spec.thenTicket()
     expect(t.description).toBe("My printer is on fire")
     expect(t.descriptionHtml).toBe("")

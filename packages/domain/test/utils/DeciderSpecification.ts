@@ -16,7 +16,7 @@ const fold = (events: ReadonlyArray<TicketEvent>): TicketState => events.reduce(
 /** The outcome of a `when`, to assert on. */
 export interface Then {
   /** The command produced exactly these events. */
-  readonly then: (...expected: ReadonlyArray<TicketEvent>) => void
+  readonly thenEmits: (...expected: ReadonlyArray<TicketEvent>) => void
   /** The command was accepted and changed nothing. */
   readonly thenNothingHappened: () => void
   /** The command was refused with an error of this tag; returns the error for further checks. */
@@ -29,7 +29,7 @@ export interface Then {
 
 /**
  * Given/when/then for the ticket decider, after Emmett's `DeciderSpecification`:
- * `given(...events).when(command).then(...events)` or `.thenFails("RuleName")`.
+ * `given(...events).when(command).thenEmits(...events)` or `.thenFails("RuleName")`.
  */
 export const given = (...history: ReadonlyArray<TicketEvent>) => ({
   when: (command: TicketCommand): Then => {
@@ -40,7 +40,7 @@ export const given = (...history: ReadonlyArray<TicketEvent>) => ({
       return result.right
     }
     return {
-      then: (...expected) => expect(accepted()).toEqual(expected),
+      thenEmits: (...expected) => expect(accepted()).toEqual(expected),
       thenNothingHappened: () => expect(accepted()).toEqual([]),
       thenFails: (tag) => {
         if (Either.isRight(result)) {
