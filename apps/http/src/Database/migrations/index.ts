@@ -1,8 +1,11 @@
 import type { SqlClient } from "@effect/sql"
 import type { Effect } from "effect"
+import createEventStore from "./0001_create_event_store.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
  * Add new ones at the end with the next number; never edit one that has shipped.
  */
-export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {}
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
+  "0001_create_event_store": createEventStore
+}

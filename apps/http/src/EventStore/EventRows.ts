@@ -1,0 +1,36 @@
+import type { SqlClient } from "@effect/sql"
+import type { RecordedEvent } from "@helpdesk/domain"
+
+/** A row of `hd_events` as the client returns it (camelCased; int8 and xid8 as strings). */
+export interface EventRow {
+  readonly globalPosition: string
+  readonly transactionId: string
+  readonly streamId: string
+  readonly streamPosition: string
+  readonly eventId: string
+  readonly eventType: string
+  readonly schemaVersion: number
+  readonly data: unknown
+  readonly metadata: Record<string, unknown>
+  readonly createdAt: Date
+}
+
+/** The select list of every query that returns {@link EventRow}s. */
+export const eventColumns = (sql: SqlClient.SqlClient) =>
+  sql.literal(
+    "global_position, transaction_id, stream_id, stream_position, event_id, event_type, schema_version, data, metadata, created_at"
+  )
+
+/** An `hd_events` row as the port's {@link RecordedEvent}. */
+export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
+  eventId: row.eventId,
+  type: row.eventType,
+  schemaVersion: row.schemaVersion,
+  data: row.data,
+  metadata: row.metadata,
+  streamId: row.streamId,
+  streamPosition: Number(row.streamPosition),
+  globalPosition: BigInt(row.globalPosition),
+  transactionId: BigInt(row.transactionId),
+  createdAt: row.createdAt
+})

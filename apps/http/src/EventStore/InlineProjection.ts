@@ -1,0 +1,46 @@
+import type { SqlClient, SqlError } from "@effect/sql"
+import type { RecordedEvent } from "@helpdesk/domain"
+import { Context, type Effect, Layer } from "effect"
+
+/**
+ * A read model kept up to date inside the append transaction: after the events of an append are stored,
+ * `apply` receives them (every stream of the append, in stream order) and writes its rows with the same
+ * SQL client, so a read after a write sees it and a failed projection rolls the append back.
+ *
+ * `apply` must be idempotent and tolerate events it has already seen or a stream whose earlier events it has
+ * not seen (after a reset, during a rebuild): the usual way is to keep the last applied stream position on
+ * each row, skip events at or below it, and fold the stream from its start when the row is behind.
+ */
+export interface InlineProjection {
+  /** A stable name (used for the rebuild lock and in logs). */
+  readonly name: string
+  /** The event types it reads; others are not passed to it. Omitted: every event. */
+  readonly eventTypes?: ReadonlyArray<string>
+  readonly apply: (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+  /** Removes every row it maintains, before a rebuild replays the log into it. */
+  readonly reset: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+}
+
+/** The events of a batch that a projection reads, in the batch's order. */
+export const eventsFor = (
+  projection: InlineProjection,
+  events: ReadonlyArray<RecordedEvent>
+): ReadonlyArray<RecordedEvent> => {
+  const types = projection.eventTypes
+  if (types === undefined) return events
+  return events.filter((event) => types.includes(event.type))
+}
+
+/**
+ * The inline projections the event store runs in every append transaction, in order. None by default; the
+ * application provides its read models with {@link InlineProjections.layer}.
+ */
+export class InlineProjections extends Context.Reference<InlineProjections>()(
+  "@helpdesk/http/EventStore/InlineProjections",
+  { defaultValue: (): ReadonlyArray<InlineProjection> => [] }
+) {
+  /** Registers these projections (replacing any registered before). */
+  static layer(projections: ReadonlyArray<InlineProjection>): Layer.Layer<InlineProjections> {
+    return Layer.succeed(InlineProjections, projections)
+  }
+}

@@ -1,0 +1,233 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import {
+  type AppendResult,
+  EventStore,
+  type GlobalCheckpoint,
+  type GlobalLogBatch,
+  type RecordedEvent,
+  type StreamAppend,
+  StreamClosed,
+  StreamVersionConflict,
+  showExpectedVersion
+} from "@helpdesk/domain"
+import { Effect, Layer, Option } from "effect"
+import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
+import { eventsFor, InlineProjections } from "./InlineProjection.js"
+
+/** What `hd_append_to_stream` answers for one stream. */
+interface AppendRow {
+  readonly outcome: "appended" | "conflict" | "closed"
+  readonly version: string | null
+  readonly globalPositions: ReadonlyArray<string>
+  readonly transactionId: string | null
+  readonly createdAt: Date | null
+}
+
+/** A stream's row: its version and whether it is closed for writes. */
+export interface StreamState {
+  readonly streamType: string
+  readonly version: number
+  readonly isClosed: boolean
+}
+
+const UNIQUE_VIOLATION = "23505"
+
+const isUniqueViolation = (error: SqlError.SqlError): boolean =>
+  (error.cause as { code?: unknown } | undefined)?.code === UNIQUE_VIOLATION
+
+/** The last checkpoint of a batch, or `fallback` for an empty one. */
+const checkpointAfter = (events: ReadonlyArray<RecordedEvent>, fallback: GlobalCheckpoint): GlobalCheckpoint => {
+  const last = events[events.length - 1]
+  return last === undefined ? fallback : { transactionId: last.transactionId, globalPosition: last.globalPosition }
+}
+
+/**
+ * The event store on PostgreSQL (docs/decisions/0300-event-store-append.md, 0301-global-log-by-transaction-id.md).
+ *
+ * - `append`: per stream, in stream-id order (so concurrent multi-stream appends cannot deadlock), one call of
+ *   `hd_append_to_stream`, which compare-and-sets the stream row and then inserts every event in one statement;
+ *   then the registered {@link InlineProjections}; all in one transaction. A single-stream append with no
+ *   inline projection is one statement, hence one round trip.
+ * - `readAll`: the global log in (transaction id, global position) order, limited to transactions that no
+ *   running transaction can precede, so a reader never skips an event that commits late.
+ *
+ * Database failures are defects: the port's error channel holds only what a caller can act on.
+ */
+export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@helpdesk/http/PostgresEventStore", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const projections = yield* InlineProjections
+
+    const streamState = (streamId: string): Effect.Effect<Option.Option<StreamState>> =>
+      sql<{ streamType: string; version: string; isClosed: boolean }>`
+        SELECT stream_type, version, is_closed FROM hd_streams WHERE stream_id = ${streamId}`.pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (row) => ({
+            streamType: row.streamType,
+            version: Number(row.version),
+            isClosed: row.isClosed
+          }))
+        ),
+        Effect.orDie,
+        Effect.withSpan("PostgresEventStore.streamState")
+      )
+
+    const conflictOn = (append: StreamAppend) =>
+      Effect.flatMap(streamState(append.streamId), (state) =>
+        Effect.fail(
+          new StreamVersionConflict({
+            streamId: append.streamId,
+            expected: showExpectedVersion(append.expected),
+            actual: Option.match(state, { onNone: () => null, onSome: (s) => s.version })
+          })
+        )
+      )
+
+    /** A unique violation on an event id: blame the append holding an id that is stored (or repeated). */
+    const duplicateEventConflict = (appends: ReadonlyArray<StreamAppend>) =>
+      Effect.gen(function* () {
+        const ids = appends.flatMap((a) => a.events.map((e) => e.eventId))
+        const stored = yield* sql<{ eventId: string }>`
+          SELECT event_id FROM hd_events WHERE event_id = ANY(${ids}::uuid[])`.pipe(Effect.orDie)
+        const storedIds = new Set(stored.map((row) => row.eventId.toLowerCase()))
+        const culprit = appends.find((a) => a.events.some((e) => storedIds.has(e.eventId.toLowerCase()))) ?? appends[0]!
+        return yield* conflictOn(culprit)
+      })
+
+    /** An event id given twice within one append never reaches the database. */
+    const repeatedEventId = (appends: ReadonlyArray<StreamAppend>): StreamAppend | undefined => {
+      const seen = new Set<string>()
+      for (const a of appends) {
+        for (const e of a.events) {
+          const id = e.eventId.toLowerCase()
+          if (seen.has(id)) return a
+          seen.add(id)
+        }
+      }
+      return undefined
+    }
+
+    const appendToStream = (append: StreamAppend) => {
+      const expected = append.expected
+      const events = append.events
+      return sql<AppendRow>`
+        SELECT outcome, version, global_positions, transaction_id, created_at FROM hd_append_to_stream(
+          ${append.streamId}, ${append.streamType}, ${expected._tag},
+          ${expected._tag === "Exact" ? expected.version : null}, ${append.close === true},
+          ${events.map((e) => e.eventId)}::uuid[],
+          ${events.map((e) => e.type)}::text[],
+          ${events.map((e) => e.schemaVersion)}::integer[],
+          ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
+          ${events.map((e) => JSON.stringify(e.metadata ?? {}))}::jsonb[]
+        )`.pipe(Effect.map((rows) => rows[0]!))
+    }
+
+    const appendInOrder = (appends: ReadonlyArray<StreamAppend>) =>
+      Effect.gen(function* () {
+        // Stable sort: parts of the same stream keep their order; rows are locked in one global order.
+        const order = appends.map((_, i) => i).sort((a, b) => compareIds(appends[a]!.streamId, appends[b]!.streamId))
+        const results: Array<AppendResult> = new Array(appends.length)
+        const recorded: Array<RecordedEvent> = []
+        for (const i of order) {
+          const append = appends[i]!
+          const row = yield* appendToStream(append)
+          if (row.outcome === "closed") return yield* new StreamClosed({ streamId: append.streamId })
+          if (row.outcome === "conflict") {
+            return yield* new StreamVersionConflict({
+              streamId: append.streamId,
+              expected: showExpectedVersion(append.expected),
+              actual: row.version === null ? null : Number(row.version)
+            })
+          }
+          const version = Number(row.version)
+          const positions = row.globalPositions
+          const first = version - append.events.length
+          append.events.forEach((event, k) => {
+            recorded.push({
+              eventId: event.eventId,
+              type: event.type,
+              schemaVersion: event.schemaVersion,
+              data: event.data,
+              metadata: event.metadata ?? {},
+              streamId: append.streamId,
+              streamPosition: first + k + 1,
+              globalPosition: BigInt(positions[k]!),
+              transactionId: BigInt(row.transactionId!),
+              createdAt: row.createdAt!
+            })
+          })
+          const last = positions[positions.length - 1]
+          results[i] = {
+            streamId: append.streamId,
+            version,
+            lastGlobalPosition: last === undefined ? 0n : BigInt(last)
+          }
+        }
+        for (const projection of projections) {
+          const events = eventsFor(projection, recorded)
+          if (events.length > 0) yield* projection.apply(events).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        }
+        return results as ReadonlyArray<AppendResult>
+      })
+
+    const append = (
+      appends: ReadonlyArray<StreamAppend>
+    ): Effect.Effect<ReadonlyArray<AppendResult>, StreamVersionConflict | StreamClosed> => {
+      if (appends.length === 0) return Effect.succeed([])
+      const repeated = repeatedEventId(appends)
+      if (repeated !== undefined) return conflictOn(repeated)
+      // One statement is atomic on its own; anything more needs the transaction.
+      const atomic =
+        appends.length === 1 && projections.length === 0
+          ? appendInOrder(appends)
+          : sql.withTransaction(appendInOrder(appends))
+      return atomic.pipe(
+        Effect.catchTag("SqlError", (error) =>
+          isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)
+        ),
+        Effect.withSpan("PostgresEventStore.append", { attributes: { streams: appends.length } })
+      )
+    }
+
+    const readStream = (streamId: string, fromPosition = 0): Effect.Effect<ReadonlyArray<RecordedEvent>> =>
+      sql<EventRow>`
+        SELECT ${eventColumns(sql)} FROM hd_events
+        WHERE stream_id = ${streamId} AND stream_position > ${fromPosition}
+        ORDER BY stream_position`.pipe(
+        Effect.map((rows) => rows.map(toRecordedEvent)),
+        Effect.orDie,
+        Effect.withSpan("PostgresEventStore.readStream")
+      )
+
+    const readAll = (checkpoint: GlobalCheckpoint, limit: number): Effect.Effect<GlobalLogBatch> =>
+      limit <= 0
+        ? Effect.succeed({ events: [], checkpoint })
+        : sql<EventRow>`
+        SELECT ${eventColumns(sql)} FROM hd_events
+        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND (transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)
+        ORDER BY transaction_id, global_position
+        LIMIT ${limit}`.pipe(
+            Effect.map((rows) => {
+              const events = rows.map(toRecordedEvent)
+              return { events, checkpoint: checkpointAfter(events, checkpoint) }
+            }),
+            Effect.orDie,
+            Effect.withSpan("PostgresEventStore.readAll")
+          )
+
+    return { append, readStream, readAll, streamState } as const
+  })
+}) {}
+
+// Code-point order, the same in every process and independent of locale, so every writer locks alike.
+const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/** The domain's {@link EventStore} port, served by {@link PostgresEventStore} (which it also provides). */
+export const PostgresEventStoreLive: Layer.Layer<EventStore | PostgresEventStore, never, SqlClient.SqlClient> =
+  Layer.effect(
+    EventStore,
+    Effect.map(PostgresEventStore, (store) =>
+      EventStore.of({ append: store.append, readStream: store.readStream, readAll: store.readAll })
+    )
+  ).pipe(Layer.provideMerge(PostgresEventStore.Default))
