@@ -75,9 +75,33 @@ export const storeCheckpoint = (
   })
 
 /**
- * Processes the consumer's next batch of the global log, if any: in one transaction, reads its checkpoint, reads
- * the events after it (never past a transaction still in flight), runs `handle`, and stores the new checkpoint
- * with a compare-and-set. A failure of `handle` rolls everything back and leaves the checkpoint where it was.
+ * Locks a consumer's checkpoint row for this transaction (creating it at the start of the log if missing) and
+ * answers it; fails with {@link CheckpointConflict} when another instance holds it, instead of queueing behind it.
+ */
+const lockCheckpoint = (consumerId: string): Effect.Effect<GlobalCheckpoint, CheckpointConflict, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const lock = sql<{ lastTx: string; lastPosition: string }>`
+      SELECT last_tx, last_position FROM hd_checkpoints WHERE consumer_id = ${consumerId}
+      FOR UPDATE SKIP LOCKED`
+    let rows = yield* lock
+    if (rows.length === 0) {
+      const created = yield* sql`
+        INSERT INTO hd_checkpoints (consumer_id, last_tx, last_position) VALUES (${consumerId}, '0', 0)
+        ON CONFLICT (consumer_id) DO NOTHING
+        RETURNING 1 AS created`
+      rows = created.length === 0 ? yield* lock : [{ lastTx: "0", lastPosition: "0" }]
+    }
+    const row = rows[0]
+    if (row === undefined) return yield* new CheckpointConflict({ consumerId })
+    return { transactionId: BigInt(row.lastTx), globalPosition: BigInt(row.lastPosition) }
+  }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+/**
+ * Processes the consumer's next batch of the global log, if any: in one transaction, locks its checkpoint
+ * (failing with {@link CheckpointConflict} while another instance processes one), reads the events after it
+ * (never past a transaction still in flight), runs `handle`, and stores the new checkpoint with a
+ * compare-and-set. A failure of `handle` rolls everything back and leaves the checkpoint where it was.
  */
 export const processNextBatch = <E, R>(
   consumer: Consumer<E, R>
@@ -87,7 +111,7 @@ export const processNextBatch = <E, R>(
     const store = yield* PostgresEventStore
     return yield* sql.withTransaction(
       Effect.gen(function* () {
-        const from = yield* loadCheckpoint(consumer.consumerId)
+        const from = yield* lockCheckpoint(consumer.consumerId)
         const batch = yield* store.readAll(from, consumer.batchSize ?? 100)
         if (batch.events.length === 0) return { events: 0, checkpoint: from }
         yield* consumer.handle(batch.events)
@@ -101,7 +125,7 @@ export const processNextBatch = <E, R>(
   )
 
 /**
- * Processes batches until the consumer has read everything visible now (or another instance is ahead of it);
+ * Processes batches until the consumer has read everything visible now (or another instance is processing);
  * answers how many events it handled. Tests use it to wait for a consumer instead of sleeping.
  */
 export const catchUp = <E, R>(
@@ -121,7 +145,7 @@ export const catchUp = <E, R>(
 
 /**
  * Runs a consumer forever: batch after batch, polling every `pollInterval` (default 50 ms) once caught up.
- * Several replicas may run the same consumer; the checkpoint's compare-and-set keeps their work exactly once.
+ * Several replicas may run the same consumer: one at a time holds the checkpoint row, the others skip the round.
  */
 export const runConsumer = <E, R>(
   consumer: Consumer<E, R> & { readonly pollInterval?: Duration.DurationInput }

@@ -1,0 +1,261 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { EventStore, ExpectedVersion, GlobalCheckpointStart, type NewEvent, type RecordedEvent } from "@helpdesk/domain"
+import { Deferred, Effect, Exit, Fiber } from "effect"
+import {
+  CheckpointConflict,
+  type Consumer,
+  catchUp,
+  loadCheckpoint,
+  processNextBatch,
+  storeCheckpoint
+} from "../src/EventStore/Consumer.js"
+import { appendTo, eventStoreOnFreshDatabase, freshStream, newEvent, newEvents } from "./eventstore/fixtures.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
+
+/** Everything the global log holds after `from`, read in batches of `limit`. */
+const readEverything = (limit: number) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const events: Array<RecordedEvent> = []
+    let checkpoint = GlobalCheckpointStart
+    while (true) {
+      const batch = yield* store.readAll(checkpoint, limit)
+      if (batch.events.length === 0) return { events, checkpoint }
+      events.push(...batch.events)
+      checkpoint = batch.checkpoint
+    }
+  })
+
+const idsOf = (events: ReadonlyArray<{ readonly eventId: string }>) => events.map((e) => e.eventId)
+
+/** A consumer that records each event id it handles in its own table (created on first use). */
+const recordingConsumer = (consumerId: string, batchSize = 100): Consumer<never, SqlClient.SqlClient> => ({
+  consumerId,
+  batchSize,
+  handle: (events) =>
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql`INSERT INTO test_seen ${sql.insert(events.map((e) => ({ consumerId, eventId: e.eventId })))}`
+    ).pipe(Effect.orDie)
+})
+
+const seenBy = (consumerId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ eventId: string }>`SELECT event_id FROM test_seen WHERE consumer_id = ${consumerId} ORDER BY seq`
+  ).pipe(Effect.map(idsOf), Effect.orDie)
+
+const createSeenTable = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql`
+    CREATE TABLE IF NOT EXISTS test_seen (
+      seq bigserial PRIMARY KEY, consumer_id text NOT NULL, event_id text NOT NULL, UNIQUE (consumer_id, event_id)
+    )`
+).pipe(Effect.orDie)
+
+describe("global log", () => {
+  layer(eventStoreOnFreshDatabase())((it) => {
+    it.effect("readAll pages through every committed event in (transaction, position) order", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const before = yield* readEverything(1000)
+        const a = freshStream()
+        const b = freshStream()
+        const appended: Array<NewEvent> = []
+        for (let i = 0; i < 4; i++) {
+          const events = newEvents(3)
+          appended.push(...events)
+          yield* store.append([appendTo(i % 2 === 0 ? a : b, ExpectedVersion.any, events)])
+        }
+        const both = [newEvent(), newEvent()]
+        appended.push(...both)
+        yield* store.append([
+          appendTo(a, ExpectedVersion.any, [both[0]!]),
+          appendTo(b, ExpectedVersion.any, [both[1]!])
+        ])
+
+        let checkpoint = before.checkpoint
+        const read: Array<RecordedEvent> = []
+        for (let page = 0; page < 10; page++) {
+          const batch = yield* store.readAll(checkpoint, 5)
+          expect(batch.events.length).toBeLessThanOrEqual(5)
+          read.push(...batch.events)
+          checkpoint = batch.checkpoint
+        }
+        expect(new Set(idsOf(read))).toEqual(new Set(idsOf(appended)))
+        const keys = read.map((e) => [e.transactionId, e.globalPosition] as const)
+        const sorted = [...keys].sort(([t1, p1], [t2, p2]) => (t1 === t2 ? Number(p1 - p2) : Number(t1 - t2)))
+        expect(keys).toEqual(sorted)
+        const last = read[read.length - 1]!
+        expect(checkpoint).toEqual({ transactionId: last.transactionId, globalPosition: last.globalPosition })
+        expect(yield* store.readAll(checkpoint, 5)).toEqual({ events: [], checkpoint })
+        expect((yield* store.readAll(checkpoint, 0)).events).toEqual([])
+      })
+    )
+
+    it.effect("a rolled-back append leaves nothing in the log", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* EventStore
+        const start = (yield* readEverything(1000)).checkpoint
+        const lost = newEvent()
+        const exit = yield* Effect.exit(
+          sql.withTransaction(
+            Effect.zipRight(
+              store.append([appendTo(freshStream(), ExpectedVersion.noStream, [lost])]),
+              Effect.fail("rolled back" as const)
+            )
+          )
+        )
+        expect(Exit.isFailure(exit)).toBe(true)
+        const kept = newEvent()
+        yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, [kept])])
+        expect(idsOf((yield* store.readAll(start, 100)).events)).toEqual([kept.eventId])
+      })
+    )
+
+    describe("consumers", () => {
+      it.effect("catchUp hands every event to the consumer exactly once, batch by batch, and resumes after", () =>
+        Effect.gen(function* () {
+          yield* createSeenTable
+          const store = yield* EventStore
+          const everything = yield* readEverything(1000)
+          const consumer = recordingConsumer("c-once", 3)
+          expect(yield* catchUp(consumer)).toBe(everything.events.length)
+          expect(yield* seenBy("c-once")).toEqual(idsOf(everything.events))
+          expect(yield* loadCheckpoint("c-once")).toEqual(everything.checkpoint)
+
+          const more = newEvents(4)
+          yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, more)])
+          expect(yield* catchUp(consumer)).toBe(4)
+          expect(yield* catchUp(consumer)).toBe(0)
+          expect((yield* seenBy("c-once")).slice(-4)).toEqual(idsOf(more))
+        })
+      )
+
+      it.effect("a failing handler rolls back its writes and leaves the checkpoint where it was", () =>
+        Effect.gen(function* () {
+          yield* createSeenTable
+          const store = yield* EventStore
+          yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, newEvents(2))])
+          const failing: Consumer<string, SqlClient.SqlClient> = {
+            consumerId: "c-failing",
+            handle: (events) =>
+              Effect.zipRight(recordingConsumer("c-failing").handle(events), Effect.fail("handler failed"))
+          }
+          expect(yield* Effect.flip(processNextBatch(failing))).toBe("handler failed")
+          expect(yield* seenBy("c-failing")).toEqual([])
+          expect(yield* loadCheckpoint("c-failing")).toEqual(GlobalCheckpointStart)
+        })
+      )
+
+      it.effect("storing a checkpoint from a position it has left is a conflict", () =>
+        Effect.gen(function* () {
+          const first = { transactionId: 10n, globalPosition: 5n }
+          const second = { transactionId: 11n, globalPosition: 9n }
+          yield* storeCheckpoint("c-cas", GlobalCheckpointStart, first)
+          yield* storeCheckpoint("c-cas", first, second)
+          const stale = yield* Effect.flip(storeCheckpoint("c-cas", first, { transactionId: 12n, globalPosition: 1n }))
+          expect(stale).toEqual(new CheckpointConflict({ consumerId: "c-cas" }))
+          const again = yield* Effect.flip(storeCheckpoint("c-cas", GlobalCheckpointStart, first))
+          expect(again).toBeInstanceOf(CheckpointConflict)
+          const missing = yield* Effect.flip(storeCheckpoint("c-none", first, second))
+          expect(missing).toBeInstanceOf(CheckpointConflict)
+          expect(yield* loadCheckpoint("c-cas")).toEqual(second)
+          expect(yield* loadCheckpoint("c-none")).toEqual(GlobalCheckpointStart)
+        })
+      )
+    })
+  })
+})
+
+// PGlite serves one session: a second transaction cannot run while the first is open.
+describe.runIf(usesRealPostgres)("global log with transactions committing out of order", () => {
+  layer(eventStoreOnFreshDatabase())((it) => {
+    /**
+     * Transaction A takes its transaction id first and appends; B appends later (a higher id and position) and
+     * commits while A is still open. Returns A's and B's events, B's commit done, and a way to finish A.
+     */
+    const interleave = Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* EventStore
+      const eventA = newEvent("A")
+      const eventB = newEvent("B")
+      const aAppended = yield* Deferred.make<void>()
+      const finishA = yield* Deferred.make<boolean>()
+      const txA = yield* Effect.fork(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT pg_current_xact_id()`
+            yield* store.append([appendTo(freshStream("a"), ExpectedVersion.noStream, [eventA])])
+            yield* Deferred.succeed(aAppended, undefined)
+            if (!(yield* Deferred.await(finishA))) return yield* Effect.fail("rolled back" as const)
+          })
+        )
+      )
+      yield* Deferred.await(aAppended)
+      yield* store.append([appendTo(freshStream("b"), ExpectedVersion.noStream, [eventB])])
+      const finish = (commit: boolean) =>
+        Effect.zipRight(Deferred.succeed(finishA, commit), Effect.exit(Fiber.join(txA)))
+      return { eventA, eventB, finish }
+    })
+
+    it.effect("a reader does not return B's event until A commits, then returns A's before B's", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const start = (yield* readEverything(1000)).checkpoint
+        const { eventA, eventB, finish } = yield* interleave
+        const sql = yield* SqlClient.SqlClient
+        // The hazard: a reader by position alone sees B, and would move past A's smaller position.
+        const byPosition = yield* sql<{ eventId: string }>`SELECT event_id FROM hd_events WHERE global_position > 0`
+        expect(idsOf(byPosition)).toContain(eventB.eventId)
+
+        const whileAOpen = yield* store.readAll(start, 100)
+        expect(whileAOpen).toEqual({ events: [], checkpoint: start })
+
+        expect(Exit.isSuccess(yield* finish(true))).toBe(true)
+        const afterCommit = yield* store.readAll(start, 100)
+        expect(idsOf(afterCommit.events)).toEqual([eventA.eventId, eventB.eventId])
+      })
+    )
+
+    it.effect("a reader does not return B's event until A rolls back, then returns B's alone", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const start = (yield* readEverything(1000)).checkpoint
+        const { eventB, finish } = yield* interleave
+        expect((yield* store.readAll(start, 100)).events).toEqual([])
+        expect(Exit.isFailure(yield* finish(false))).toBe(true)
+        expect(idsOf((yield* store.readAll(start, 100)).events)).toEqual([eventB.eventId])
+      })
+    )
+
+    it.effect("a consumer polling throughout handles both events exactly once, in commit-safe order", () =>
+      Effect.gen(function* () {
+        yield* createSeenTable
+        const consumer = recordingConsumer("c-race")
+        yield* catchUp(consumer)
+        const { eventA, eventB, finish } = yield* interleave
+        expect(yield* catchUp(consumer)).toBe(0)
+        yield* finish(true)
+        expect(yield* catchUp(consumer)).toBe(2)
+        expect((yield* seenBy("c-race")).slice(-2)).toEqual([eventA.eventId, eventB.eventId])
+      })
+    )
+
+    it.effect("two instances of one consumer never both store the same batch", () =>
+      Effect.gen(function* () {
+        yield* createSeenTable
+        const store = yield* EventStore
+        yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, newEvents(30))])
+        const consumer = recordingConsumer("c-replicas", 5)
+        const [one, two] = yield* Effect.all([catchUp(consumer), catchUp(consumer)], { concurrency: 2 })
+        const rest = yield* catchUp(consumer)
+        const everything = yield* readEverything(1000)
+        expect(one + two + rest).toBe(everything.events.length)
+        expect(yield* seenBy("c-replicas")).toEqual(idsOf(everything.events))
+      })
+    )
+  })
+})
