@@ -1,0 +1,150 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  ChangePriority,
+  EventStore,
+  ExpectedVersion,
+  executeMerge,
+  executeTicketCommand,
+  handleMerge,
+  handleTicketCommand,
+  InMemoryEventStore,
+  MergeTickets,
+  type RecordedEvent,
+  type StreamAppend,
+  ticketStreamId
+} from "@helpdesk/domain"
+import { Effect, Either, Schedule } from "effect"
+import { addMessage, associate, createTicket, customer, minute, ticketId } from "../utils/fixtures.js"
+
+let n = 0
+const ids = () => `evt-${++n}`
+
+/** Stores an append the way the port would, for the pure handler's next round. */
+const record = (append: StreamAppend, before: ReadonlyArray<RecordedEvent>): ReadonlyArray<RecordedEvent> => [
+  ...before,
+  ...append.events.map((e, i) => ({
+    ...e,
+    streamId: append.streamId,
+    streamPosition: before.length + i + 1,
+    globalPosition: BigInt(before.length + i + 1),
+    transactionId: 1n,
+    createdAt: new Date(0)
+  }))
+]
+
+describe("handleTicketCommand (pure load → fold → decide)", () => {
+  it("creation appends to a new stream with expected NoStream", () => {
+    const handled = Either.getOrThrow(handleTicketCommand([], createTicket(), ids))
+    expect(handled.append).toMatchObject({
+      streamId: ticketStreamId(ticketId),
+      streamType: "ticket",
+      expected: ExpectedVersion.noStream
+    })
+    expect(handled.append!.events.map((e) => [e.type, e.schemaVersion])).toEqual([["TicketCreated", 2]])
+    expect(handled.state._tag).toBe("Ticket")
+  })
+
+  it("a later command expects the stream's current version", () => {
+    const first = Either.getOrThrow(handleTicketCommand([], createTicket(), ids))
+    const stream = record(first.append!, [])
+    const second = Either.getOrThrow(handleTicketCommand(stream, addMessage(), ids))
+    expect(second.append!.expected).toEqual(ExpectedVersion.exact(1))
+    expect(second.append!.events.map((e) => e.type)).toEqual(["MessageAdded", "TicketActivated"])
+  })
+
+  it("a command that changes nothing has no append; a refusal is returned as the typed error", () => {
+    const stream = record(
+      Either.getOrThrow(handleTicketCommand([], createTicket({ priority: "low" }), ids)).append!,
+      []
+    )
+    const same = Either.getOrThrow(
+      handleTicketCommand(
+        stream,
+        new ChangePriority({ ticketId, at: minute(1), actor: associate, priority: "low" }),
+        ids
+      )
+    )
+    expect(same.events).toEqual([])
+    expect(same.append).toBeNull()
+    const refused = Either.flip(handleTicketCommand(stream, createTicket(), ids)).pipe(Either.getOrThrow)
+    expect(refused._tag).toBe("TicketAlreadyExists")
+  })
+
+  it("handleMerge closes the source stream and appends to both at their versions", () => {
+    const a = record(Either.getOrThrow(handleTicketCommand([], createTicket({ ticketId: 1 }), ids)).append!, [])
+    const b = record(Either.getOrThrow(handleTicketCommand([], createTicket({ ticketId: 2 }), ids)).append!, [])
+    const merged = Either.getOrThrow(
+      handleMerge(
+        a,
+        b,
+        new MergeTickets({ sourceTicketId: 1, targetTicketId: 2, at: minute(5), actor: associate }),
+        ids
+      )
+    )
+    expect(merged.appends.map((x) => [x.streamId, x.expected, x.close === true, x.events[0]!.type])).toEqual([
+      ["ticket-1", ExpectedVersion.exact(1), true, "TicketMergedInto"],
+      ["ticket-2", ExpectedVersion.exact(1), false, "TicketMergedFrom"]
+    ])
+  })
+})
+
+describe("executeTicketCommand / executeMerge against the EventStore", () => {
+  it.effect("runs commands end to end", () =>
+    Effect.gen(function* () {
+      yield* executeTicketCommand(createTicket())
+      const handled = yield* executeTicketCommand(addMessage())
+      expect(handled.state._tag === "Ticket" && handled.state.status).toBe("active")
+      const store = yield* EventStore
+      expect((yield* store.readStream(ticketStreamId(ticketId))).map((e) => e.type)).toEqual([
+        "TicketCreated",
+        "MessageAdded",
+        "TicketActivated"
+      ])
+    }).pipe(Effect.provide(InMemoryEventStore))
+  )
+
+  it.effect("a merge closes the source; a customer reply there is refused naming the survivor", () =>
+    Effect.gen(function* () {
+      yield* executeTicketCommand(createTicket({ ticketId: 1 }))
+      yield* executeTicketCommand(createTicket({ ticketId: 2 }))
+      yield* executeTicketCommand(addMessage({ ticketId: 1, messageId: 10 }))
+      yield* executeMerge(new MergeTickets({ sourceTicketId: 1, targetTicketId: 2, at: minute(20), actor: associate }))
+      const error = yield* Effect.flip(
+        executeTicketCommand(addMessage({ ticketId: 1, messageId: 11, actor: customer }))
+      )
+      expect(error._tag).toBe("TicketMergedAway")
+      if (error._tag !== "TicketMergedAway") return
+      const rerouted = yield* executeTicketCommand(
+        addMessage({ ticketId: error.mergedInto.id, messageId: 11, actor: customer })
+      )
+      expect(rerouted.state._tag === "Ticket" && rerouted.state.messages.map((m) => m.id)).toEqual([10, 11])
+    }).pipe(Effect.provide(InMemoryEventStore))
+  )
+
+  it.effect("retries a command that lost a race, re-reading the stream", () =>
+    Effect.gen(function* () {
+      yield* executeTicketCommand(createTicket())
+      const store = yield* EventStore
+      let raced = false
+      // A store whose first append loses to a concurrent writer.
+      const racing = EventStore.of({
+        ...store,
+        append: (appends) =>
+          raced
+            ? store.append(appends)
+            : executeTicketCommand(addMessage({ messageId: 500, isVisibleToCustomer: false })).pipe(
+                Effect.provideService(EventStore, store),
+                Effect.orDie,
+                Effect.flatMap(() => {
+                  raced = true
+                  return store.append(appends)
+                })
+              )
+      })
+      const handled = yield* executeTicketCommand(addMessage({ messageId: 501 }), { retry: Schedule.recurs(2) }).pipe(
+        Effect.provideService(EventStore, racing)
+      )
+      expect(handled.state._tag === "Ticket" && handled.state.messages.map((m) => m.id)).toEqual([500, 501])
+    }).pipe(Effect.provide(InMemoryEventStore))
+  )
+})
