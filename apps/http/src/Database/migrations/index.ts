@@ -1,11 +1,13 @@
 import type { SqlClient } from "@effect/sql"
 import type { Effect } from "effect"
 import createEventStore from "./0001_create_event_store.js"
+import createTicketReadModels from "./0002_create_ticket_read_models.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
  * Add new ones at the end with the next number; never edit one that has shipped.
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_create_event_store": createEventStore
+  "0001_create_event_store": createEventStore,
+  "0002_create_ticket_read_models": createTicketReadModels
 }

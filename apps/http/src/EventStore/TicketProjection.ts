@@ -1,0 +1,229 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import {
+  evolve,
+  fromRecordedEvents,
+  initialState,
+  type MessageState,
+  type MessageView,
+  messageView,
+  type RecordedEvent,
+  type TicketEvent,
+  type TicketState,
+  type TicketView,
+  ticketEventClasses,
+  ticketView
+} from "@helpdesk/domain"
+import { DateTime, Effect, Either } from "effect"
+import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
+import { type InlineProjection, InlineProjections } from "./InlineProjection.js"
+
+/**
+ * A value as JSON for a `view` column: instants become ISO-8601 strings, everything else keeps its shape.
+ * (The domain's views are plain data apart from `DateTime.Utc`.)
+ */
+export const toJsonValue = (value: unknown): unknown => {
+  if (value === null || typeof value !== "object") return value
+  if (DateTime.isDateTime(value)) return DateTime.formatIso(value)
+  if (Array.isArray(value)) return value.map(toJsonValue)
+  const json: Record<string, unknown> = {}
+  for (const [key, field] of Object.entries(value)) json[key] = toJsonValue(field)
+  return json
+}
+
+const iso = (instant: DateTime.Utc | null): string | null => (instant === null ? null : DateTime.formatIso(instant))
+
+/** The decoded events of a stream, in order, or a defect: a stored event this code cannot read is a bug. */
+const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
+  Either.getOrThrowWith(fromRecordedEvents(recorded), (error) => error)
+
+/** Whether `events` are the whole start of their stream: positions 1, 2, … without a hole. */
+const isStreamPrefix = (events: ReadonlyArray<RecordedEvent>): boolean =>
+  events.every((event, i) => event.streamPosition === i + 1)
+
+interface TicketRow {
+  readonly ticketId: number
+  readonly streamId: string
+  readonly version: number
+  readonly view: TicketView
+}
+
+interface MessageRow {
+  readonly ticketId: number
+  readonly ticketVersion: number
+  readonly view: MessageView
+}
+
+/** A stream folded to its read-model rows, and which message rows to delete. */
+interface FoldedStream {
+  readonly ticket: TicketRow
+  readonly messages: ReadonlyArray<MessageRow>
+  readonly removedMessageIds: ReadonlyArray<number>
+}
+
+/**
+ * Folds a whole stream (its events 1..n) into its rows with the domain's `evolve`. A message row is rewritten
+ * only when an event after `previousVersion` changed that message (the domain's `evolve` keeps unchanged
+ * messages as the same objects), so a reply to a long ticket writes one message row, not all of them; and a
+ * message row's `ticket_version` is the position of the last event that changed it, whatever the batching.
+ */
+const foldStream = (
+  streamId: string,
+  recorded: ReadonlyArray<RecordedEvent>,
+  previousVersion: number
+): FoldedStream | null => {
+  const events = decodeAll(recorded)
+  let state: TicketState = initialState
+  let messages: ReadonlyArray<MessageState> = []
+  const changedAt = new Map<number, number>()
+  events.forEach((event, i) => {
+    state = evolve(state, event)
+    if (state._tag !== "Ticket" || state.messages === messages) return
+    const before = new Map(messages.map((m) => [m.id, m]))
+    for (const message of state.messages) {
+      if (before.get(message.id) !== message) changedAt.set(message.id, recorded[i]!.streamPosition)
+    }
+    messages = state.messages
+  })
+  if (state._tag !== "Ticket") return null
+  const ticket = state
+  const version = recorded[recorded.length - 1]!.streamPosition
+  const current = new Set(ticket.messages.map((m) => m.id))
+  return {
+    ticket: { ticketId: ticket.id, streamId, version, view: ticketView(ticket) },
+    messages: ticket.messages
+      .filter((m) => (changedAt.get(m.id) ?? 0) > previousVersion)
+      .map((m) => ({ ticketId: ticket.id, ticketVersion: changedAt.get(m.id)!, view: messageView(ticket.id, m) })),
+    removedMessageIds: [...changedAt.keys()].filter((id) => !current.has(id))
+  }
+}
+
+const TICKET_EVENT_TYPES: ReadonlyArray<string> = Object.keys(ticketEventClasses)
+
+/**
+ * The `tickets` inline projection: keeps `hd_tickets` (one row per ticket: the domain's ticket view plus its
+ * listing columns) and `hd_ticket_messages` (one row per message of a ticket) in step with ticket streams.
+ *
+ * It folds each touched stream from its first event with the domain's pure projections, so a row never depends
+ * on what was stored before it; the row's `version` (last folded stream position) makes it skip streams it is
+ * already past, which keeps re-delivery and rebuilds idempotent. Within one append only the new events arrive,
+ * so the stream's earlier events are read in one query for every touched stream together.
+ */
+export const ticketProjection: InlineProjection = {
+  name: "tickets",
+  eventTypes: TICKET_EVENT_TYPES,
+  apply: (events) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const byStream = new Map<string, Array<RecordedEvent>>()
+      for (const event of events) {
+        const list = byStream.get(event.streamId)
+        if (list === undefined) byStream.set(event.streamId, [event])
+        else list.push(event)
+      }
+      const streamIds = [...byStream.keys()]
+      const stored = yield* sql<{ streamId: string; version: string }>`
+        SELECT stream_id, version FROM hd_tickets WHERE stream_id = ANY(${streamIds}::text[])`
+      const versions = new Map(stored.map((row) => [row.streamId, Number(row.version)]))
+
+      const complete = new Map<string, ReadonlyArray<RecordedEvent>>()
+      const missing: Array<string> = []
+      for (const [streamId, list] of byStream) {
+        list.sort((a, b) => a.streamPosition - b.streamPosition)
+        const version = versions.get(streamId) ?? 0
+        if (list[list.length - 1]!.streamPosition <= version) continue
+        if (version === 0 && isStreamPrefix(list)) complete.set(streamId, list)
+        else missing.push(streamId)
+      }
+      if (missing.length > 0) {
+        const rows = yield* sql<EventRow>`
+          SELECT ${eventColumns(sql)} FROM hd_events
+          WHERE stream_id = ANY(${missing}::text[])
+          ORDER BY stream_id, stream_position`
+        for (const row of rows) {
+          const list = complete.get(row.streamId)
+          const event = toRecordedEvent(row)
+          if (list === undefined) complete.set(row.streamId, [event])
+          else (list as Array<RecordedEvent>).push(event)
+        }
+      }
+
+      const folded: Array<FoldedStream> = []
+      for (const [streamId, recorded] of complete) {
+        const stream = foldStream(streamId, recorded, versions.get(streamId) ?? 0)
+        if (stream !== null) folded.push(stream)
+      }
+      if (folded.length === 0) return
+      yield* upsertTickets(folded.map((f) => f.ticket))
+      yield* upsertMessages(folded.flatMap((f) => f.messages))
+      const removed = folded.flatMap((f) => f.removedMessageIds.map((id) => [f.ticket.ticketId, id] as const))
+      if (removed.length > 0) {
+        yield* sql`
+          DELETE FROM hd_ticket_messages m
+          USING unnest(${removed.map(([t]) => t)}::bigint[], ${removed.map(([, id]) => id)}::bigint[]) AS r(ticket_id, message_id)
+          WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id`
+      }
+    }).pipe(Effect.withSpan("TicketProjection.apply")),
+  reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_tickets, hd_ticket_messages`).pipe(Effect.asVoid)
+}
+
+/** Writes ticket rows in one statement; a row already at a later version is left alone. */
+const upsertTickets = (rows: ReadonlyArray<TicketRow>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`
+      INSERT INTO hd_tickets AS t (
+        ticket_id, stream_id, organization_id, version, view, status, priority, assignee_id, inbox_id, waiting_on,
+        classification, snoozed_until, is_spam, merged_into, created_at, updated_at
+      )
+      SELECT * FROM unnest(
+        ${rows.map((r) => r.ticketId)}::bigint[],
+        ${rows.map((r) => r.streamId)}::text[],
+        ${rows.map((r) => r.view.organizationId)}::text[],
+        ${rows.map((r) => r.version)}::bigint[],
+        ${rows.map((r) => JSON.stringify(toJsonValue(r.view)))}::jsonb[],
+        ${rows.map((r) => r.view.status)}::text[],
+        ${rows.map((r) => r.view.priority)}::text[],
+        ${rows.map((r) => r.view.assignee?.id ?? null)}::bigint[],
+        ${rows.map((r) => r.view.inbox.id)}::bigint[],
+        ${rows.map((r) => r.view.waitingOn)}::text[],
+        ${rows.map((r) => r.view.classification)}::text[],
+        ${rows.map((r) => iso(r.view.snoozedUntil))}::timestamptz[],
+        ${rows.map((r) => r.view.isSpam)}::boolean[],
+        ${rows.map((r) => r.view.mergedInto?.id ?? null)}::bigint[],
+        ${rows.map((r) => iso(r.view.createdAt))}::timestamptz[],
+        ${rows.map((r) => iso(r.view.updatedAt))}::timestamptz[]
+      )
+      ON CONFLICT (ticket_id) DO UPDATE SET
+        stream_id = excluded.stream_id, organization_id = excluded.organization_id, version = excluded.version,
+        view = excluded.view, status = excluded.status, priority = excluded.priority,
+        assignee_id = excluded.assignee_id, inbox_id = excluded.inbox_id, waiting_on = excluded.waiting_on,
+        classification = excluded.classification, snoozed_until = excluded.snoozed_until,
+        is_spam = excluded.is_spam, merged_into = excluded.merged_into, created_at = excluded.created_at,
+        updated_at = excluded.updated_at
+      WHERE t.version < excluded.version`
+  ).pipe(Effect.asVoid)
+
+/** Writes message rows in one statement; a row already changed by a later event is left alone. */
+const upsertMessages = (
+  rows: ReadonlyArray<MessageRow>
+): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  rows.length === 0
+    ? Effect.void
+    : Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`
+          INSERT INTO hd_ticket_messages AS m (ticket_id, message_id, ticket_version, view, created_at)
+          SELECT * FROM unnest(
+            ${rows.map((r) => r.ticketId)}::bigint[],
+            ${rows.map((r) => r.view.id)}::bigint[],
+            ${rows.map((r) => r.ticketVersion)}::bigint[],
+            ${rows.map((r) => JSON.stringify(toJsonValue(r.view)))}::jsonb[],
+            ${rows.map((r) => iso(r.view.createdAt))}::timestamptz[]
+          )
+          ON CONFLICT (ticket_id, message_id) DO UPDATE SET
+            ticket_version = excluded.ticket_version, view = excluded.view, created_at = excluded.created_at
+          WHERE m.ticket_version < excluded.ticket_version`
+      ).pipe(Effect.asVoid)
+
+/** The application's read models: the ticket projection, registered as inline. */
+export const TicketReadModelsLive = InlineProjections.layer([ticketProjection])

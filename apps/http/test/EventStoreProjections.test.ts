@@ -1,0 +1,286 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import {
+  EventStore,
+  ExpectedVersion,
+  executeMerge,
+  executeTicketCommand,
+  fromRecordedEvents,
+  GlobalCheckpointStart,
+  MergeTickets,
+  projectMessageViews,
+  projectTicketView,
+  type RecordedEvent,
+  ticketStreamId
+} from "@helpdesk/domain"
+import { DateTime, Effect, Either, Exit } from "effect"
+import type { InlineProjection } from "../src/EventStore/InlineProjection.js"
+import { RebuildInProgress, rebuildProjections } from "../src/EventStore/Rebuild.js"
+import { ticketProjection, toJsonValue } from "../src/EventStore/TicketProjection.js"
+import { appendTo, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
+import { ticketLifecycle } from "./eventstore/ticketWorkload.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
+
+/** A projection counting events per stream; a `Poison` event makes its SQL fail. */
+const counts: InlineProjection = {
+  name: "test-counts",
+  eventTypes: ["Counted", "Poison"],
+  apply: (events) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`CREATE TABLE IF NOT EXISTS test_counts (stream_id text PRIMARY KEY, count int NOT NULL)`
+      for (const event of events) {
+        if (event.type === "Poison") yield* sql`SELECT 1 / 0`
+        yield* sql`
+          INSERT INTO test_counts (stream_id, count) VALUES (${event.streamId}, 1)
+          ON CONFLICT (stream_id) DO UPDATE SET count = test_counts.count + 1`
+      }
+    }),
+  reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM test_counts`).pipe(Effect.asVoid)
+}
+
+const countOf = (streamId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ count: number }>`SELECT count FROM test_counts WHERE stream_id = ${streamId}`.pipe(
+      Effect.map((rows) => rows[0]?.count ?? 0)
+    )
+  )
+
+/** Every row of both ticket read tables, in a stable order. */
+const readModels = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const tickets = yield* sql`SELECT * FROM hd_tickets ORDER BY ticket_id`
+  const messages = yield* sql`SELECT * FROM hd_ticket_messages ORDER BY ticket_id, message_id`
+  return { tickets, messages }
+})
+
+const ticketRow = (ticketId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<Record<string, unknown>>`SELECT * FROM hd_tickets WHERE ticket_id = ${ticketId}`.pipe(Effect.map((r) => r[0]))
+  )
+
+const messageRows = (ticketId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ messageId: string; view: unknown }>`
+      SELECT message_id, view FROM hd_ticket_messages WHERE ticket_id = ${ticketId} ORDER BY message_id`
+  )
+
+/** The domain's own views of a ticket stream, as JSON. */
+const domainViews = (ticketId: number) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const recorded = yield* store.readStream(ticketStreamId(ticketId))
+    const events = Either.getOrThrow(fromRecordedEvents(recorded))
+    return {
+      version: recorded.length,
+      ticket: toJsonValue(projectTicketView(events)),
+      messages: projectMessageViews(events).map((m) => toJsonValue(m))
+    }
+  })
+
+const runLifecycle = (ticketId: number, organizationId?: string) =>
+  Effect.forEach(ticketLifecycle(ticketId, organizationId), (command) => executeTicketCommand(command), {
+    discard: true
+  })
+
+const everyEvent = Effect.gen(function* () {
+  const store = yield* EventStore
+  const events: Array<RecordedEvent> = []
+  let checkpoint = GlobalCheckpointStart
+  while (true) {
+    const batch = yield* store.readAll(checkpoint, 500)
+    if (batch.events.length === 0) return events
+    events.push(...batch.events)
+    checkpoint = batch.checkpoint
+  }
+})
+
+describe("inline projections", () => {
+  layer(eventStoreOnFreshDatabase([counts]))((it) => {
+    it.effect("given an append, then the projection's rows are there when the append returns", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const id = freshStream()
+        yield* store.append([appendTo(id, ExpectedVersion.noStream, [newEvent("Counted"), newEvent("Counted")])])
+        expect(yield* countOf(id)).toBe(2)
+      })
+    )
+
+    it.effect("given events of types it does not read, then it is not called with them", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const id = freshStream()
+        yield* store.append([appendTo(id, ExpectedVersion.noStream, [newEvent("Counted"), newEvent("Ignored")])])
+        expect(yield* countOf(id)).toBe(1)
+      })
+    )
+
+    it.effect("given a projection that fails, then the append fails and stores nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const id = freshStream()
+        const other = freshStream()
+        const exit = yield* Effect.exit(
+          store.append([
+            appendTo(other, ExpectedVersion.noStream, [newEvent("Counted")]),
+            appendTo(id, ExpectedVersion.noStream, [newEvent("Counted"), newEvent("Poison")])
+          ])
+        )
+        expect(Exit.isFailure(exit) && Exit.causeOption(exit)._tag === "Some").toBe(true)
+        expect(yield* store.readStream(id)).toEqual([])
+        expect(yield* store.readStream(other)).toEqual([])
+        expect([yield* countOf(id), yield* countOf(other)]).toEqual([0, 0])
+      })
+    )
+  })
+})
+
+describe("ticket read models", () => {
+  layer(eventStoreOnFreshDatabase([ticketProjection]))((it) => {
+    it.effect("given a ticket's life, then its row holds the domain's ticket view and its listing columns", () =>
+      Effect.gen(function* () {
+        yield* runLifecycle(1, "org-1")
+        const expected = yield* domainViews(1)
+        const row = (yield* ticketRow(1))!
+        expect(row.view).toEqual(expected.ticket)
+        const view = expected.ticket as Record<string, unknown>
+        expect({
+          ticketId: row.ticketId,
+          streamId: row.streamId,
+          organizationId: row.organizationId,
+          version: row.version,
+          status: row.status,
+          priority: row.priority,
+          assigneeId: row.assigneeId,
+          inboxId: row.inboxId,
+          waitingOn: row.waitingOn,
+          classification: row.classification,
+          snoozedUntil: row.snoozedUntil,
+          isSpam: row.isSpam,
+          mergedInto: row.mergedInto,
+          createdAt: (row.createdAt as Date).toISOString(),
+          updatedAt: (row.updatedAt as Date).toISOString()
+        }).toEqual({
+          ticketId: "1",
+          streamId: ticketStreamId(1),
+          organizationId: "org-1",
+          version: String(expected.version),
+          status: "closed",
+          priority: "high",
+          assigneeId: "1",
+          inboxId: "2",
+          waitingOn: view.waitingOn,
+          classification: "resolved",
+          snoozedUntil: null,
+          isSpam: false,
+          mergedInto: null,
+          createdAt: view.createdAt,
+          updatedAt: view.updatedAt
+        })
+      })
+    )
+
+    it.effect("given a ticket's life, then each message has a row holding the domain's message view", () =>
+      Effect.gen(function* () {
+        yield* runLifecycle(2)
+        const expected = yield* domainViews(2)
+        const rows = yield* messageRows(2)
+        expect(rows.map((r) => r.messageId)).toEqual(["201", "202", "203"])
+        expect(rows.map((r) => r.view)).toEqual(expected.messages)
+      })
+    )
+
+    it.effect("given a snoozed ticket, then snoozed_until is set, and cleared when it is unsnoozed", () =>
+      Effect.gen(function* () {
+        const life = ticketLifecycle(3)
+        const snoozeAt = life.findIndex((c) => c._tag === "SnoozeTicket")
+        yield* Effect.forEach(life.slice(0, snoozeAt + 1), (c) => executeTicketCommand(c), { discard: true })
+        const snoozed = (yield* ticketRow(3))!
+        const until = life[snoozeAt] as Extract<(typeof life)[number], { _tag: "SnoozeTicket" }>
+        expect((snoozed.snoozedUntil as Date).toISOString()).toBe(DateTime.formatIso(until.until))
+        yield* executeTicketCommand(life[snoozeAt + 1]!)
+        expect((yield* ticketRow(3))!.snoozedUntil).toBeNull()
+      })
+    )
+
+    it.effect("given a merge, then the source row points at the survivor, which lists the carried messages", () =>
+      Effect.gen(function* () {
+        yield* runLifecycle(4)
+        const open = ticketLifecycle(5).slice(0, 2)
+        yield* Effect.forEach(open, (c) => executeTicketCommand(c), { discard: true })
+        const lastAt = (ticketLifecycle(4).at(-1) as { at: DateTime.Utc }).at
+        const alice = { id: 1, email: "alice@support.test", name: "Alice", profilePictureUrl: "" }
+        yield* executeMerge(
+          new MergeTickets({
+            sourceTicketId: 5,
+            targetTicketId: 4,
+            at: DateTime.add(lastAt, { minutes: 5 }),
+            actor: { role: "associate", user: alice }
+          })
+        ).pipe(Effect.catchAll((error) => Effect.die(error)))
+        expect((yield* ticketRow(5))!.mergedInto).toBe("4")
+        const survivor = yield* domainViews(4)
+        expect((yield* ticketRow(4))!.view).toEqual(survivor.ticket)
+        expect((yield* messageRows(4)).map((r) => r.view)).toEqual(survivor.messages)
+        expect((yield* messageRows(4)).map((r) => r.messageId)).toContain("501")
+      })
+    )
+
+    it.effect("given the same events applied again, then the rows do not change", () =>
+      Effect.gen(function* () {
+        yield* runLifecycle(6)
+        const before = yield* readModels
+        const events = yield* everyEvent
+        yield* ticketProjection.apply(events)
+        yield* ticketProjection.apply(events.slice(3, 20))
+        expect(yield* readModels).toEqual(before)
+      })
+    )
+
+    it.effect("given a rebuild (in small batches, twice), then the rows are those the inline projection wrote", () =>
+      Effect.gen(function* () {
+        yield* runLifecycle(7)
+        const before = yield* readModels
+        const events = yield* everyEvent
+        const first = yield* rebuildProjections([ticketProjection], { batchSize: 7 })
+        expect(first.events).toBe(events.length)
+        expect(yield* readModels).toEqual(before)
+        yield* rebuildProjections([ticketProjection], { batchSize: 1000 })
+        expect(yield* readModels).toEqual(before)
+      })
+    )
+
+    it.effect("given a row that was lost, then the next append folds the whole stream back into it", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const life = ticketLifecycle(8)
+        yield* Effect.forEach(life.slice(0, -1), (c) => executeTicketCommand(c), { discard: true })
+        yield* sql`DELETE FROM hd_tickets WHERE ticket_id = 8`
+        yield* sql`DELETE FROM hd_ticket_messages WHERE ticket_id = 8`
+        yield* executeTicketCommand(life.at(-1)!)
+        const expected = yield* domainViews(8)
+        expect((yield* ticketRow(8))!.view).toEqual(expected.ticket)
+        expect((yield* messageRows(8)).map((r) => r.view)).toEqual(expected.messages)
+      })
+    )
+  })
+})
+
+// PGlite serves one session, and a session's advisory lock does not exclude the same session.
+describe.runIf(usesRealPostgres)("projection rebuild lock", () => {
+  layer(eventStoreOnFreshDatabase([ticketProjection]))((it) => {
+    it.scoped("given a rebuild holding the lock, then another rebuild of that projection is refused", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const holder = yield* sql.reserve
+        yield* holder.executeValues("SELECT pg_advisory_lock(hashtext($1))", ["hd_rebuild:tickets"])
+        const refused = yield* Effect.flip(rebuildProjections([ticketProjection]))
+        expect(refused).toEqual(new RebuildInProgress({ projection: "tickets" }))
+        yield* holder.executeValues("SELECT pg_advisory_unlock(hashtext($1))", ["hd_rebuild:tickets"])
+        expect((yield* rebuildProjections([ticketProjection])).batches).toBeGreaterThanOrEqual(0)
+      })
+    )
+  })
+})
