@@ -1,0 +1,277 @@
+import { DAY_MS, daysFromCivil, isLeapYear, weekdayOfDay, yearOfDay } from "./civil.js"
+import { ScheduleError } from "./ScheduleError.js"
+import type { ScheduleInput } from "./ScheduleInput.js"
+import { type ParsedSchedule, parseScheduleInput } from "./validate.js"
+import { OFFSET_BOUND, type ZoneTable, zoneTableFor } from "./ZoneTable.js"
+
+/**
+ * A compiled schedule: built once by `compileSchedule` (or `ALWAYS_OPEN`), then asked with `isOpenAt`
+ * and `nextOpenAfter`. Immutable as far as callers can tell; safe to share and cache.
+ */
+export interface Schedule {
+  /** The zone's canonical IANA name; `null` for `ALWAYS_OPEN`. */
+  readonly timeZone: string | null
+}
+
+/** What a compiled schedule can ever do, decided once at compile time. */
+export const ScheduleKind = { AlwaysOpen: 0, NeverOpen: 1, Rules: 2 } as const
+export type ScheduleKind = (typeof ScheduleKind)[keyof typeof ScheduleKind]
+
+/** Rows of the per-era tables: 7 weekdays of 1 January × leap or not; columns: day of year 0..366. */
+const TABLE_ROW = 367
+const TABLE_ROWS = 14
+/** The last day number a `Date` can hold (8.64e15 ms), plus a margin for the ranges of that day. */
+export const LAST_DAY = 100_000_002
+
+/** Day-of-year → `month * 32 + day`, for common and for leap years. */
+const monthDayOfDayOfYear = (leap: boolean): Int16Array => {
+  const table = new Int16Array(366)
+  let doy = 0
+  for (let month = 1; month <= 12; month++) {
+    const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+    for (let day = 1; day <= days; day++) table[doy++] = month * 32 + day
+  }
+  return table
+}
+const MONTH_DAY_COMMON = monthDayOfDayOfYear(false)
+const MONTH_DAY_LEAP = monthDayOfDayOfYear(true)
+
+/** The compiled form; every field is read on the hot path with integer arithmetic only. */
+export class CompiledSchedule implements Schedule {
+  /** Per rule: opening and closing, in ms after the start of the rule's day (closing up to two days). */
+  readonly ruleOpen: Float64Array
+  readonly ruleClose: Float64Array
+  /** Rule of each weekday (Monday first), -1 closed. */
+  readonly weekdayRule: Int32Array
+  /** Rule of each dated exception's own day (-1 closes it). */
+  readonly dated: Map<number, number>
+  readonly hasDated: boolean
+  /** Days of dated exceptions that open, ascending. */
+  readonly datedOpenDays: Float64Array
+  /** Per `month * 32 + day`: pairs (own year, rule) of yearly exceptions, latest own year first. */
+  readonly yearlyByMonthDay: ReadonlyArray<Int32Array | undefined>
+  readonly hasYearly: boolean
+  /** Distinct own years of yearly exceptions, ascending: era `j` is the years from `eraYears[j - 1]`. */
+  readonly eraYears: Int32Array
+  private readonly eraTables: Array<Int16Array | undefined>
+  private readonly eraEmpty: Uint8Array
+  /** From this instant on, the schedule is open for ever (every day 24 h, no exception left); else `Infinity`. */
+  readonly openForeverFrom: number
+
+  constructor(
+    readonly kind: ScheduleKind,
+    readonly timeZone: string | null,
+    readonly zone: ZoneTable | undefined,
+    parsed: ParsedSchedule | undefined
+  ) {
+    const opens: Array<number> = []
+    const closes: Array<number> = []
+    const weekdayRule = new Int32Array(7).fill(-1)
+    const dated = new Map<number, number>()
+    const datedOpen: Array<number> = []
+    const yearly = new Map<number, Array<[number, number]>>()
+    const addRule = (range: { openMs: number; closeMs: number } | null): number => {
+      if (range === null) return -1
+      opens.push(range.openMs)
+      closes.push(range.closeMs)
+      return opens.length - 1
+    }
+    let lastDatedDay = Number.NEGATIVE_INFINITY
+    if (parsed !== undefined) {
+      parsed.weekly.forEach((range, weekday) => {
+        weekdayRule[weekday] = addRule(range)
+      })
+      for (const exception of parsed.exceptions) {
+        const rule = addRule(exception.range)
+        dated.set(exception.dayNumber, rule)
+        if (rule >= 0) datedOpen.push(exception.dayNumber)
+        lastDatedDay = Math.max(lastDatedDay, exception.dayNumber)
+        if (exception.repeatsYearly) {
+          const key = exception.month * 32 + exception.day
+          const list = yearly.get(key) ?? []
+          list.push([exception.year, rule])
+          yearly.set(key, list)
+        }
+      }
+    }
+    this.ruleOpen = Float64Array.from(opens)
+    this.ruleClose = Float64Array.from(closes)
+    this.weekdayRule = weekdayRule
+    this.dated = dated
+    this.hasDated = dated.size > 0
+    this.datedOpenDays = Float64Array.from(datedOpen.sort((a, b) => a - b))
+    const byMonthDay: Array<Int32Array | undefined> = new Array(13 * 32).fill(undefined)
+    const years = new Set<number>()
+    for (const [key, list] of yearly) {
+      list.sort((a, b) => b[0] - a[0])
+      byMonthDay[key] = Int32Array.from(list.flat())
+      for (const [year] of list) years.add(year)
+    }
+    this.yearlyByMonthDay = byMonthDay
+    this.hasYearly = yearly.size > 0
+    this.eraYears = Int32Array.from([...years].sort((a, b) => a - b))
+    this.eraTables = new Array(this.eraYears.length + 1).fill(undefined)
+    this.eraEmpty = new Uint8Array(this.eraYears.length + 1)
+    this.openForeverFrom = this.computeOpenForeverFrom(lastDatedDay)
+  }
+
+  /** The rule of a calendar day: its dated exception, else its active yearly exception, else its weekday. */
+  ruleOf(dayNumber: number): number {
+    if (this.hasDated) {
+      const rule = this.dated.get(dayNumber)
+      if (rule !== undefined) return rule
+    }
+    if (this.hasYearly) {
+      const rule = this.yearlyRuleOf(dayNumber)
+      if (rule !== -2) return rule
+    }
+    return this.weekdayRule[weekdayOfDay(dayNumber)]!
+  }
+
+  /** The active yearly exception's rule of a day, or -2 when none applies. */
+  private yearlyRuleOf(dayNumber: number): number {
+    // civil_from_days, inlined to avoid allocating.
+    const z = dayNumber + 719_468
+    const era = Math.floor(z / 146_097)
+    const doe = z - era * 146_097
+    const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
+    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+    const mp = Math.floor((5 * doy + 2) / 153)
+    const day = doy - Math.floor((153 * mp + 2) / 5) + 1
+    const month = mp < 10 ? mp + 3 : mp - 9
+    const year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    const list = this.yearlyByMonthDay[month * 32 + day]
+    if (list === undefined) return -2
+    for (let i = 0; i < list.length; i += 2) if (list[i]! <= year) return list[i + 1]!
+    return -2
+  }
+
+  /** Index of the era (set of active yearly exceptions) of a year. */
+  private eraOf(year: number): number {
+    const years = this.eraYears
+    let era = 0
+    while (era < years.length && years[era]! <= year) era++
+    return era
+  }
+
+  /**
+   * Per era, for each kind of year (weekday of 1 January, leap or not) and each day of the year: the
+   * first day of the year at or after it whose weekday or yearly rule opens, or -1. Dated exceptions
+   * are applied on top by `nextCandidateDay`. Built on first use.
+   */
+  private eraTable(era: number): Int16Array {
+    const cached = this.eraTables[era]
+    if (cached !== undefined) return cached
+    const table = new Int16Array(TABLE_ROWS * TABLE_ROW).fill(-1)
+    const activeYear = era === 0 ? Number.NEGATIVE_INFINITY : this.eraYears[era - 1]!
+    let empty = 1
+    for (let row = 0; row < TABLE_ROWS; row++) {
+      const leap = row >= 7
+      const firstWeekday = row % 7
+      const monthDays = leap ? MONTH_DAY_LEAP : MONTH_DAY_COMMON
+      let next = -1
+      for (let doy = (leap ? 366 : 365) - 1; doy >= 0; doy--) {
+        let rule = this.weekdayRule[(firstWeekday + doy) % 7]!
+        const list = this.yearlyByMonthDay[monthDays[doy]!]
+        if (list !== undefined) {
+          for (let i = 0; i < list.length; i += 2) {
+            if (list[i]! <= activeYear) {
+              rule = list[i + 1]!
+              break
+            }
+          }
+        }
+        if (rule >= 0) next = doy
+        table[row * TABLE_ROW + doy] = next
+      }
+      if (next >= 0) empty = 0
+    }
+    this.eraEmpty[era] = empty
+    this.eraTables[era] = table
+    return table
+  }
+
+  /** The first day at or after `dayNumber` whose rule opens (its range may still resolve empty), or `Infinity`. */
+  nextCandidateDay(dayNumber: number): number {
+    let day = dayNumber
+    for (;;) {
+      if (day > LAST_DAY) return Number.POSITIVE_INFINITY
+      const dated = this.hasDated ? this.firstDatedOpenFrom(day) : Number.POSITIVE_INFINITY
+      const year = yearOfDay(day)
+      const firstOfYear = daysFromCivil(year, 1, 1)
+      const era = this.eraOf(year)
+      const table = this.eraTable(era)
+      const row = (isLeapYear(year) ? 7 : 0) + weekdayOfDay(firstOfYear)
+      const next = table[row * TABLE_ROW + (day - firstOfYear)]!
+      if (next >= 0) {
+        const candidate = firstOfYear + next
+        if (dated <= candidate) return dated
+        if (this.hasDated) {
+          const rule = this.dated.get(candidate)
+          if (rule !== undefined && rule < 0) {
+            day = candidate + 1
+            continue
+          }
+        }
+        return candidate
+      }
+      const nextYear = daysFromCivil(year + 1, 1, 1)
+      if (dated < nextYear) return dated
+      if (this.eraEmpty[era] === 1) {
+        // Nothing opens for the rest of this era: skip to the next era, or only dated days are left.
+        if (era === this.eraYears.length) return dated
+        const nextEra = daysFromCivil(this.eraYears[era]!, 1, 1)
+        if (dated < nextEra) return dated
+        day = nextEra
+        continue
+      }
+      day = nextYear
+    }
+  }
+
+  private firstDatedOpenFrom(dayNumber: number): number {
+    const days = this.datedOpenDays
+    let low = 0
+    let high = days.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      if (days[mid]! < dayNumber) low = mid + 1
+      else high = mid
+    }
+    return low < days.length ? days[low]! : Number.POSITIVE_INFINITY
+  }
+
+  /**
+   * When every weekday is open 24 hours from the same time and the yearly exceptions left in the last
+   * era say the same, the schedule is one endless stretch after its last dated exception.
+   */
+  private computeOpenForeverFrom(lastDatedDay: number): number {
+    if (this.kind !== ScheduleKind.Rules) return Number.POSITIVE_INFINITY
+    const open = this.ruleOpen[this.weekdayRule[0]!]
+    const isAllDay = (rule: number): boolean =>
+      rule >= 0 && this.ruleOpen[rule] === open && this.ruleClose[rule]! - this.ruleOpen[rule]! === DAY_MS
+    for (let weekday = 0; weekday < 7; weekday++)
+      if (!isAllDay(this.weekdayRule[weekday]!)) return Number.POSITIVE_INFINITY
+    for (const list of this.yearlyByMonthDay) {
+      if (list !== undefined && !isAllDay(list[1]!)) return Number.POSITIVE_INFINITY
+    }
+    const lastEra = this.eraYears.length > 0 ? daysFromCivil(this.eraYears[this.eraYears.length - 1]!, 1, 1) : -Infinity
+    const fromDay = Math.max(lastDatedDay + 1, lastEra)
+    return fromDay * DAY_MS + open! + OFFSET_BOUND
+  }
+}
+
+/**
+ * Validates and compiles a schedule. Throws `ScheduleError` listing every problem in the input.
+ * Building a zone's offset table costs about a millisecond the first time; it is cached per zone.
+ */
+export const compileSchedule = (input: ScheduleInput): Schedule => {
+  const { issues, parsed } = parseScheduleInput(input)
+  if (parsed === undefined) throw new ScheduleError(issues)
+  const opens = parsed.weekly.some((range) => range !== null) || parsed.exceptions.some((e) => e.range !== null)
+  if (!opens) return new CompiledSchedule(ScheduleKind.NeverOpen, parsed.timeZone, undefined, parsed)
+  return new CompiledSchedule(ScheduleKind.Rules, parsed.timeZone, zoneTableFor(parsed.timeZone), parsed)
+}
+
+/** "No schedule saved": open at every instant, with no next opening. */
+export const ALWAYS_OPEN: Schedule = new CompiledSchedule(ScheduleKind.AlwaysOpen, null, undefined, undefined)

@@ -1,0 +1,37 @@
+/**
+ * Proleptic Gregorian calendar arithmetic on integer day numbers (days since 1970-01-01), after
+ * Howard Hinnant's `days_from_civil` / `civil_from_days`. Pure integer work: no `Date`, no `Intl`.
+ */
+
+/** Milliseconds in a calendar day of wall-clock time. */
+export const DAY_MS = 86_400_000
+
+/** Day number (days since 1970-01-01) of a proleptic Gregorian date; `month` is 1..12. */
+export const daysFromCivil = (year: number, month: number, day: number): number => {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yoe = y - era * 400
+  const mp = month > 2 ? month - 3 : month + 9
+  const doy = Math.floor((153 * mp + 2) / 5) + day - 1
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146_097 + doe - 719_468
+}
+
+/** Year of a day number. */
+export const yearOfDay = (dayNumber: number): number => {
+  const z = dayNumber + 719_468
+  const era = Math.floor(z / 146_097)
+  const doe = z - era * 146_097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  return yoe + era * 400 + (mp >= 10 ? 1 : 0)
+}
+
+/** Weekday of a day number, 0 = Monday … 6 = Sunday (1970-01-01 was a Thursday). */
+export const weekdayOfDay = (dayNumber: number): number => (((dayNumber + 3) % 7) + 7) % 7
+
+export const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+
+export const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (isLeapYear(year) ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
