@@ -1,0 +1,170 @@
+import { describe, expect, it } from "@effect/vitest"
+import { compileSchedule, type ExceptionInput, isOpenAt, nextOpenAfter, type ScheduleInput } from "@helpdesk/schedule"
+import { FastCheck as fc } from "effect"
+import { Temporal } from "temporal-polyfill"
+import { referenceAnswer, referenceIntervals, stretchesOf, transitionsBetween } from "./reference.js"
+
+/** Both hemispheres, 30/45-minute offsets, DST at midnight, abolished DST, a 24-hour jump. */
+const ZONES = [
+  "America/New_York",
+  "Europe/Berlin",
+  "Australia/Sydney",
+  "Pacific/Auckland",
+  "UTC",
+  "Asia/Kolkata",
+  "Asia/Kathmandu",
+  "Australia/Adelaide",
+  "Australia/Lord_Howe",
+  "America/St_Johns",
+  "Pacific/Chatham",
+  "America/Santiago",
+  "America/Havana",
+  "Asia/Beirut",
+  "America/Sao_Paulo",
+  "Europe/Istanbul",
+  "Pacific/Apia"
+] as const
+
+/** Years inside the offset table's window and outside it (where answers come from Intl directly). */
+const YEARS = [2011, 2016, 2018, 2019, 2020, 2024, 2025, 2026, 2030, 2045, 2047, 2060, 2100, 1990] as const
+
+const pad = (n: number) => String(n).padStart(2, "0")
+const DST_TIMES = ["00:00", "00:30", "01:00", "01:30", "02:00", "02:15", "02:30", "02:45", "03:00", "03:30"]
+const PLAIN_TIMES = ["08:00", "09:00", "12:00", "17:00", "18:00", "22:00", "23:00", "23:30", "23:59"]
+const time = fc.oneof(
+  fc.constantFrom(...DST_TIMES, ...PLAIN_TIMES),
+  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })).map(([h, m]) => `${pad(h)}:${pad(m)}`)
+)
+const closing = fc.oneof({ weight: 6, arbitrary: time }, { weight: 1, arbitrary: fc.constant("24:00") })
+const weeklyRange = fc.record({ opensAt: time, closesAt: closing })
+const withSeconds = (text: string, seconds: number) =>
+  text === "24:00" || seconds === 0 ? text : `${text}:${pad(seconds)}`
+
+/** Local dates on which the zone's offset changes in a year: exceptions there hit the gaps and repeats. */
+const transitionDates = (timeZone: string, year: number): Array<string> =>
+  transitionsBetween(timeZone, Date.UTC(year, 0, 1), Date.UTC(year + 1, 0, 1)).flatMap((t) => {
+    const date = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(timeZone).toPlainDate()
+    return [date.subtract({ days: 1 }).toString(), date.toString()]
+  })
+
+const scheduleCase = fc.tuple(fc.constantFrom(...ZONES), fc.constantFrom(...YEARS)).chain(([timeZone, year]) => {
+  const special = transitionDates(timeZone, year)
+  const anyDate = fc
+    .tuple(fc.integer({ min: year - 3, max: year }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 31 }))
+    .filter(([y, m, d]) => d <= new Date(Date.UTC(y, m, 0)).getUTCDate())
+    .map(([y, m, d]) => `${y}-${pad(m)}-${pad(d)}`)
+  const date = special.length > 0 ? fc.oneof(fc.constantFrom(...special), anyDate) : anyDate
+  const exception: fc.Arbitrary<ExceptionInput> = fc
+    .record({
+      date,
+      times: fc.option(fc.tuple(time, closing, fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 })), {
+        freq: 3
+      }),
+      repeatsYearly: fc.boolean()
+    })
+    .map(({ date, times, repeatsYearly }) => ({
+      date,
+      opensAt: times === null ? null : withSeconds(times[0], times[2] % 3 === 0 ? times[2] : 0),
+      closesAt: times === null ? null : withSeconds(times[1], times[3] % 3 === 0 ? times[3] : 0),
+      repeatsYearly
+    }))
+  const day = fc.option(weeklyRange, { freq: 3, nil: null })
+  const input: fc.Arbitrary<ScheduleInput> = fc.record({
+    timeZone: fc.constant(timeZone),
+    weeklyHours: fc.record({ mon: day, tue: day, wed: day, thu: day, fri: day, sat: day, sun: day }),
+    exceptions: fc.uniqueArray(exception, { maxLength: 6, selector: (e) => e.date })
+  })
+  return fc.tuple(input, fc.constant(year), fc.array(fc.integer({ min: 0, max: 365 * 86_400_000 }), { maxLength: 8 }))
+})
+
+const DAY = 86_400_000
+
+describe("isOpenAt and nextOpenAfter agree with a brute-force Temporal reference", () => {
+  it("at, and 1 ms either side of, every opening, closing and offset change of a year", { timeout: 120_000 }, () => {
+    fc.assert(
+      fc.property(scheduleCase, ([input, year, offsets]) => {
+        const schedule = compileSchedule(input)
+        const first = Temporal.PlainDate.from({ year: year - 1, month: 12, day: 25 })
+        const last = Temporal.PlainDate.from({ year: year + 1, month: 2, day: 20 })
+        const intervals = referenceIntervals(input, first, last)
+        const stretches = stretchesOf(intervals)
+        const yearStart = Date.UTC(year, 0, 1)
+        const yearEnd = Date.UTC(year + 1, 0, 1)
+        // Past this instant the reference has not listed every interval.
+        const known = Date.UTC(year + 1, 1, 18)
+
+        const instants = new Set<number>()
+        const inYear = intervals.filter((i) => i.start >= yearStart && i.start < yearEnd)
+        const step = Math.max(1, Math.floor(inYear.length / 25))
+        for (let k = 0; k < inYear.length; k += step) {
+          for (const edge of [inYear[k]!.start, inYear[k]!.end]) for (const d of [-1, 0, 1]) instants.add(edge + d)
+        }
+        for (const t of transitionsBetween(input.timeZone, yearStart, yearEnd)) {
+          for (const d of [-1, 0, 1, DAY / 2]) instants.add(t + d)
+        }
+        for (const offset of offsets) instants.add(yearStart + offset)
+
+        for (const t of instants) {
+          const expected = referenceAnswer(stretches, t)
+          const at = new Date(t)
+          expect(isOpenAt(schedule, at), `open at ${at.toISOString()}`).toBe(expected.open)
+          const next = nextOpenAfter(schedule, at)
+          if (expected.next !== undefined && expected.next < known) {
+            expect(next?.toISOString(), `next after ${at.toISOString()}`).toBe(new Date(expected.next).toISOString())
+          } else if (expected.open && stretches.find((s) => s.start <= t && s.end > t)!.end >= known) {
+            // The stretch runs past what the reference listed: nothing to compare.
+          } else if (next !== null) {
+            expect(next.getTime(), `next after ${at.toISOString()}`).toBeGreaterThanOrEqual(known - 2 * DAY)
+          }
+        }
+      }),
+      { numRuns: 120 }
+    )
+  })
+})
+
+describe("no search cap", () => {
+  it("a schedule whose only opening is one yearly exception finds it decades ahead", { timeout: 60_000 }, () => {
+    const yearly = fc.record({
+      timeZone: fc.constantFrom(...ZONES),
+      month: fc.integer({ min: 1, max: 12 }),
+      day: fc.integer({ min: 1, max: 31 }),
+      ownYear: fc.integer({ min: 1990, max: 2040 }),
+      opensAt: time,
+      closesAt: closing,
+      askedYear: fc.integer({ min: 2030, max: 2400 }),
+      askedOffset: fc.integer({ min: 0, max: 365 * DAY })
+    })
+    fc.assert(
+      fc.property(yearly, (c) => {
+        const leapOwn = c.month === 2 && c.day === 29 ? c.ownYear - (c.ownYear % 4) : c.ownYear
+        const ownYear =
+          c.month === 2 && c.day === 29 && leapOwn % 100 === 0 && leapOwn % 400 !== 0 ? leapOwn + 4 : leapOwn
+        const date = Temporal.PlainDate.from({ year: ownYear, month: c.month, day: c.day }, { overflow: "constrain" })
+        const input: ScheduleInput = {
+          timeZone: c.timeZone,
+          weeklyHours: {},
+          exceptions: [{ date: date.toString(), opensAt: c.opensAt, closesAt: c.closesAt, repeatsYearly: true }]
+        }
+        const t = Date.UTC(c.askedYear, 0, 1) + c.askedOffset
+        let expected: number | undefined
+        for (let year = c.askedYear - 1; expected === undefined && year < c.askedYear + 12; year++) {
+          if (year < date.year) continue
+          const candidate = Temporal.PlainDate.from({ year, month: date.month, day: date.day }, { overflow: "reject" })
+          const [interval] = (() => {
+            try {
+              return referenceIntervals(input, candidate, candidate)
+            } catch {
+              return []
+            }
+          })()
+          if (interval !== undefined && interval.start > t) expected = interval.start
+        }
+        if (expected === undefined) return
+        const schedule = compileSchedule(input)
+        expect(nextOpenAfter(schedule, new Date(t))?.toISOString()).toBe(new Date(expected).toISOString())
+      }),
+      { numRuns: 150 }
+    )
+  })
+})
