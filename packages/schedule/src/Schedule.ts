@@ -23,6 +23,9 @@ const TABLE_ROWS = 14
 /** The last day number a `Date` can hold (8.64e15 ms), plus a margin for the ranges of that day. */
 export const LAST_DAY = 100_000_002
 
+const BLOCK_BITS = 9
+const BLOCK_DAYS = 1 << BLOCK_BITS
+
 /** Day-of-year → `month * 32 + day`, for common and for leap years. */
 const monthDayOfDayOfYear = (leap: boolean): Int16Array => {
   const table = new Int16Array(366)
@@ -55,6 +58,9 @@ export class CompiledSchedule implements Schedule {
   readonly eraYears: Int32Array
   private readonly eraTables: Array<Int16Array | undefined>
   private readonly eraEmpty: Uint8Array
+  /** First day of the rule blocks (the zone window's first day) and the blocks, filled lazily. */
+  private readonly blockBase: number
+  private readonly blocks: Array<Int32Array | undefined>
   /** From this instant on, the schedule is open for ever (every day 24 h, no exception left); else `Infinity`. */
   readonly openForeverFrom: number
 
@@ -113,10 +119,37 @@ export class CompiledSchedule implements Schedule {
     this.eraTables = new Array(this.eraYears.length + 1).fill(undefined)
     this.eraEmpty = new Uint8Array(this.eraYears.length + 1)
     this.openForeverFrom = this.computeOpenForeverFrom(lastDatedDay)
+    this.blockBase = zone === undefined ? 0 : Math.floor(zone.windowStart / DAY_MS)
+    this.blocks =
+      zone === undefined
+        ? []
+        : new Array(Math.ceil((zone.windowEnd - zone.windowStart) / DAY_MS / BLOCK_DAYS)).fill(undefined)
   }
 
-  /** The rule of a calendar day: its dated exception, else its active yearly exception, else its weekday. */
+  /**
+   * The rule of a calendar day (-1 closed). With exceptions, the days of the zone table's window are
+   * looked up in blocks of 512 days filled on first use, so the hot path reads one array element.
+   */
   ruleOf(dayNumber: number): number {
+    if (!this.hasDated && !this.hasYearly) return this.weekdayRule[weekdayOfDay(dayNumber)]!
+    const offset = dayNumber - this.blockBase
+    if (offset >= 0 && offset < this.blocks.length * BLOCK_DAYS) {
+      const block = this.blocks[offset >> BLOCK_BITS] ?? this.fillBlock(offset >> BLOCK_BITS)
+      return block[offset & (BLOCK_DAYS - 1)]!
+    }
+    return this.computeRuleOf(dayNumber)
+  }
+
+  private fillBlock(index: number): Int32Array {
+    const block = new Int32Array(BLOCK_DAYS)
+    const first = this.blockBase + index * BLOCK_DAYS
+    for (let i = 0; i < BLOCK_DAYS; i++) block[i] = this.computeRuleOf(first + i)
+    this.blocks[index] = block
+    return block
+  }
+
+  /** The rule by precedence: the day's dated exception, else its active yearly exception, else its weekday. */
+  computeRuleOf(dayNumber: number): number {
     if (this.hasDated) {
       const rule = this.dated.get(dayNumber)
       if (rule !== undefined) return rule
@@ -191,11 +224,14 @@ export class CompiledSchedule implements Schedule {
     return table
   }
 
-  /** The first day at or after `dayNumber` whose rule opens (its range may still resolve empty), or `Infinity`. */
-  nextCandidateDay(dayNumber: number): number {
+  /**
+   * The first day at or after `dayNumber` whose rule opens (its range may still resolve empty), or
+   * `Infinity` when there is none up to `lastDay`.
+   */
+  nextCandidateDay(dayNumber: number, lastDay: number): number {
     let day = dayNumber
     for (;;) {
-      if (day > LAST_DAY) return Number.POSITIVE_INFINITY
+      if (day > lastDay) return Number.POSITIVE_INFINITY
       const dated = this.hasDated ? this.firstDatedOpenFrom(day) : Number.POSITIVE_INFINITY
       const year = yearOfDay(day)
       const firstOfYear = daysFromCivil(year, 1, 1)

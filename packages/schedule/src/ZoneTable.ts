@@ -21,8 +21,8 @@ export interface ZoneTable {
   /** Smallest and largest offset inside the window. */
   readonly minOffset: number
   readonly maxOffset: number
-  /** Wall-clock reader for instants outside the window. */
-  readonly probe: OffsetProbe
+  /** Wall-clock reader for instants outside the window, created on first use. */
+  fallback: OffsetProbe | undefined
 }
 
 /** Reads a zone's offset at one instant with `Intl` (the only `Intl` use besides building tables). */
@@ -39,14 +39,16 @@ export const OFFSET_BOUND = 26 * HOUR_MS
  * outside the window keeps seconds for the local mean times of the distant past.
  */
 export const makeOffsetProbe = (timeZone: string, withSeconds = true): OffsetProbe => {
-  const format = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    day: "numeric",
-    hour: "numeric",
-    minute: "numeric",
-    ...(withSeconds ? { second: "numeric" } : {})
-  })
+  const format = withSeconds
+    ? new Intl.DateTimeFormat("en-US", {
+        timeZone,
+        hourCycle: "h23",
+        day: "numeric",
+        hour: "numeric",
+        minute: "numeric",
+        second: "numeric"
+      })
+    : dayHourMinuteFormat(timeZone)
   return (instant) => {
     // Day of month, hours, minutes (and seconds) of the wall clock; the offset is their distance from
     // the same fields in UTC, with the day taken modulo the month (offsets are under a day).
@@ -108,6 +110,29 @@ const SAMPLE_DAYS_BY_NAME: Readonly<Record<string, number>> = {
 export const sampleDaysFor = (timeZone: string): number =>
   SAMPLE_DAYS_BY_NAME[timeZone.slice(timeZone.lastIndexOf("/") + 1)] ?? SAMPLE_DAYS_DEFAULT
 
+const dayHourMinuteFormats = new Map<string, Intl.DateTimeFormat>()
+
+/**
+ * The zone's day-hour-minute formatter, cached: constructing an `Intl.DateTimeFormat` costs far more
+ * than formatting with one, so validation (which needs one to know the zone) and the table share it.
+ * Throws `RangeError` for a zone `Intl` does not know.
+ */
+export const dayHourMinuteFormat = (timeZone: string): Intl.DateTimeFormat => {
+  let format = dayHourMinuteFormats.get(timeZone)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric"
+    })
+    if (dayHourMinuteFormats.size >= 1024) dayHourMinuteFormats.clear()
+    dayHourMinuteFormats.set(timeZone, format)
+  }
+  return format
+}
+
 const tableCache = new Map<string, ZoneTable>()
 
 /** Years before and after the current year that the table covers (see decision record 0100). */
@@ -155,7 +180,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
     // Another change may hide between this transition and the next sample: look again from here.
     at = found
   }
-  return tableFrom(timeZone, windowStart, windowEnd, transitions, offsets, makeOffsetProbe(timeZone, true))
+  return tableFrom(timeZone, windowStart, windowEnd, transitions, offsets)
 }
 
 const PREDICTION_DAYS = [364, 371, 365, 366, 357] as const
@@ -195,8 +220,7 @@ const tableFrom = (
   windowStart: number,
   windowEnd: number,
   transitionList: ReadonlyArray<number>,
-  offsetList: ReadonlyArray<number>,
-  probe: OffsetProbe
+  offsetList: ReadonlyArray<number>
 ): ZoneTable => {
   const n = transitionList.length
   const transitions = Float64Array.from(transitionList)
@@ -223,13 +247,16 @@ const tableFrom = (
     ambiguousTo,
     minOffset,
     maxOffset,
-    probe
+    fallback: undefined
   }
 }
 
 /** The offset in force at an instant. */
 export const offsetAt = (table: ZoneTable, instant: number): number => {
-  if (instant < table.windowStart || instant >= table.windowEnd) return table.probe(instant)
+  if (instant < table.windowStart || instant >= table.windowEnd) {
+    if (table.fallback === undefined) table.fallback = makeOffsetProbe(table.timeZone, true)
+    return table.fallback(instant)
+  }
   const transitions = table.transitions
   let low = 0
   let high = transitions.length

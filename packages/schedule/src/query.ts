@@ -1,5 +1,5 @@
 import { DAY_MS } from "./civil.js"
-import { type CompiledSchedule, type Schedule, ScheduleKind } from "./Schedule.js"
+import { type CompiledSchedule, LAST_DAY, type Schedule, ScheduleKind } from "./Schedule.js"
 import { OFFSET_BOUND, resolveWallTime, type ZoneTable } from "./ZoneTable.js"
 
 /** The latest instant a `Date` can hold. */
@@ -50,8 +50,9 @@ const firstStartAfter = (s: CompiledSchedule, zone: ZoneTable, t: number): numbe
   const inner = innerWindow(zone, t)
   let day = Math.floor((t + (inner ? zone.minOffset : -OFFSET_BOUND)) / DAY_MS)
   let best = Number.POSITIVE_INFINITY
+  let lastDay = LAST_DAY
   for (;;) {
-    day = s.nextCandidateDay(day)
+    day = s.nextCandidateDay(day, lastDay)
     if (day === Number.POSITIVE_INFINITY) return best
     const base = day * DAY_MS
     const dayInner = innerWindow(zone, base)
@@ -61,7 +62,10 @@ const firstStartAfter = (s: CompiledSchedule, zone: ZoneTable, t: number): numbe
     const openWall = base + s.ruleOpen[rule]!
     if (openWall - (dayInner ? zone.minOffset : -OFFSET_BOUND) > t) {
       const start = resolveWallTime(zone, openWall)
-      if (start > t && start < best && resolveWallTime(zone, base + s.ruleClose[rule]!) > start) best = start
+      if (start > t && start < best && resolveWallTime(zone, base + s.ruleClose[rule]!) > start) {
+        best = start
+        lastDay = Math.floor((best + OFFSET_BOUND) / DAY_MS) + 1
+      }
     }
     day++
   }

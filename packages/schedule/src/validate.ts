@@ -1,6 +1,7 @@
 import { DAY_MS, daysFromCivil, daysInMonth } from "./civil.js"
 import type { ScheduleIssue, ScheduleIssueCode } from "./ScheduleError.js"
 import { WEEKDAYS } from "./ScheduleInput.js"
+import { dayHourMinuteFormat } from "./ZoneTable.js"
 
 /** An opening as offsets from the start of its day, in ms; `closeMs` past `DAY_MS` closes on the next day. */
 export interface ParsedRange {
@@ -41,7 +42,7 @@ export const canonicalTimeZone = (timeZone: string): string | undefined => {
   // Offsets such as "+05:00" are not IANA names, whatever the runtime accepts.
   if (!/^[A-Za-z]/.test(timeZone)) return undefined
   try {
-    return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone
+    return dayHourMinuteFormat(timeZone).resolvedOptions().timeZone
   } catch {
     return undefined
   }
