@@ -1,0 +1,238 @@
+import {
+  Classification,
+  type PresetFilterCriteria as DomainCriteria,
+  Priority,
+  TicketStatus,
+  WaitingOn
+} from "@helpdesk/domain"
+import { ParseResult, Schema } from "effect"
+import * as Fields from "../Http/Fields.js"
+
+/**
+ * The `criteria` of a custom preset filter, as the API accepts and shows it.
+ *
+ * Validation is strict, because a typo in a saved filter silently matches everything: unknown criterion names are
+ * refused, every list item is checked against its allowed values, and each offending criterion gets its messages
+ * under its own name (`{"criteria":{"statuses":["\"bogus\" is not a valid choice. Allowed: …"]}}`), not under an
+ * item index. See docs/decisions/0601-preset-filter-criteria.md.
+ */
+
+/** Ticket channel types a filter may name (the ticket's `channel.type`; the same names as `origin`). */
+export const CHANNELS = ["email", "api", "telegram", "whatsapp"] as const
+
+/** A channel type a filter may name. */
+export type ChannelType = (typeof CHANNELS)[number]
+
+/** Most values one criterion list may hold. */
+export const MAX_CRITERION_VALUES = 100
+
+/** Longest tag name a filter may name, in characters. */
+export const MAX_TAG_NAME_LENGTH = 100
+
+/** The criteria as stored and shown: every list present (empty puts no constraint), `is_snoozed` null for "any". */
+export interface Criteria {
+  readonly tags_include: ReadonlyArray<string>
+  readonly tags_exclude: ReadonlyArray<string>
+  readonly assignee_ids: ReadonlyArray<number>
+  readonly statuses: ReadonlyArray<TicketStatus>
+  readonly waiting_on: ReadonlyArray<WaitingOn>
+  readonly inbox_ids: ReadonlyArray<number>
+  readonly channels: ReadonlyArray<ChannelType>
+  readonly classifications: ReadonlyArray<Classification>
+  readonly priorities: ReadonlyArray<Priority>
+  readonly is_snoozed: boolean | null
+}
+
+/** Criteria that constrain nothing: the filter matches every ticket. */
+export const EMPTY_CRITERIA: Criteria = {
+  tags_include: [],
+  tags_exclude: [],
+  assignee_ids: [],
+  statuses: [],
+  waiting_on: [],
+  inbox_ids: [],
+  channels: [],
+  classifications: [],
+  priorities: [],
+  is_snoozed: null
+}
+
+/** Names of the criteria, in the order the API shows them. */
+export const CRITERION_NAMES = Object.keys(EMPTY_CRITERIA) as ReadonlyArray<keyof Criteria>
+
+type ItemCheck = (
+  value: unknown
+) => { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string }
+
+const choiceOf =
+  (values: ReadonlyArray<string>): ItemCheck =>
+  (value) =>
+    typeof value === "string" && values.includes(value)
+      ? { ok: true, value }
+      : {
+          ok: false,
+          message: `${JSON.stringify(typeof value === "string" ? value : (value ?? null))} is not a valid choice. Allowed: ${values.map((v) => (v === "" ? '"" (empty)' : v)).join(", ")}.`
+        }
+
+const positiveId: ItemCheck = (value) =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1
+    ? { ok: true, value }
+    : typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value) && Number(value) >= 1
+      ? { ok: true, value: Number(value) }
+      : { ok: false, message: `${JSON.stringify(value ?? null)} is not a valid id. Ids are positive integers.` }
+
+const tagName: ItemCheck = (value) => {
+  if (typeof value !== "string") return { ok: false, message: "Tag names must be strings." }
+  const name = value.trim()
+  if (name === "") return { ok: false, message: "Tag names may not be blank." }
+  if ([...name].length > MAX_TAG_NAME_LENGTH)
+    return { ok: false, message: `Tag names have at most ${MAX_TAG_NAME_LENGTH} characters.` }
+  return { ok: true, value: name }
+}
+
+const LIST_CHECKS: Record<Exclude<keyof Criteria, "is_snoozed">, ItemCheck> = {
+  tags_include: tagName,
+  tags_exclude: tagName,
+  assignee_ids: positiveId,
+  statuses: choiceOf(TicketStatus.literals),
+  waiting_on: choiceOf(WaitingOn.literals),
+  inbox_ids: positiveId,
+  channels: choiceOf(CHANNELS),
+  classifications: choiceOf(Classification.literals),
+  priorities: choiceOf(Priority.literals)
+}
+
+/** The outcome of validating a criteria value: the normalized criteria, or messages per criterion name. */
+export type CriteriaResult =
+  | { readonly ok: true; readonly criteria: Criteria }
+  | { readonly ok: false; readonly errors: Readonly<Record<string, ReadonlyArray<string>>> }
+
+const describe = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "list" : typeof value)
+
+/**
+ * Validates a `criteria` value from a request: a JSON object (or, from a form body, a string holding one). Absent
+ * criteria keep their empty default; lists lose duplicates (first occurrence kept); tag names are trimmed.
+ */
+export const validateCriteria = (input: unknown): CriteriaResult => {
+  let value = input
+  if (typeof value === "string") {
+    try {
+      value = value.trim() === "" ? {} : JSON.parse(value)
+    } catch {
+      return { ok: false, errors: { non_field_errors: ["Invalid JSON. Expected an object of criteria."] } }
+    }
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return {
+      ok: false,
+      errors: { non_field_errors: [`Invalid data. Expected an object of criteria, but got ${describe(value)}.`] }
+    }
+  const errors: Record<string, Array<string>> = {}
+  const out: Record<string, unknown> = { ...EMPTY_CRITERIA }
+  for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
+    if (key === "is_snoozed") {
+      if (raw === null || raw === "") out.is_snoozed = null
+      else {
+        const parsed =
+          typeof raw === "boolean" ? raw : typeof raw === "string" ? Fields.parseBooleanText(raw) : undefined
+        if (parsed === undefined)
+          errors[key] = ["Must be a boolean (true/false), or null for snoozed and not snoozed alike."]
+        else out.is_snoozed = parsed
+      }
+      continue
+    }
+    const check = LIST_CHECKS[key as keyof typeof LIST_CHECKS]
+    if (check === undefined) {
+      errors[key] = [`Unknown criterion. Allowed: ${CRITERION_NAMES.join(", ")}.`]
+      continue
+    }
+    if (raw === null) continue
+    if (!Array.isArray(raw)) {
+      errors[key] = [`Expected a list of items but got type "${describe(raw)}".`]
+      continue
+    }
+    if (raw.length > MAX_CRITERION_VALUES) {
+      errors[key] = [`Ensure this field has no more than ${MAX_CRITERION_VALUES} elements.`]
+      continue
+    }
+    const messages: Array<string> = []
+    const values: Array<unknown> = []
+    for (const item of raw) {
+      const result = check(item)
+      if (!result.ok) {
+        if (!messages.includes(result.message)) messages.push(result.message)
+      } else if (!values.includes(result.value)) values.push(result.value)
+    }
+    if (messages.length > 0) errors[key] = messages
+    else out[key] = values
+  }
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, criteria: out as unknown as Criteria }
+}
+
+/** The criteria in the shape of `@helpdesk/domain`'s `PresetFilterCriteria` (what `matches` takes). */
+export const toDomainCriteria = (criteria: Criteria): DomainCriteria => criteria
+
+/** Stored criteria (jsonb) read back; anything missing or malformed falls back to "no constraint". */
+export const fromStored = (stored: unknown): Criteria => {
+  const result = validateCriteria(stored ?? {})
+  return result.ok ? result.criteria : EMPTY_CRITERIA
+}
+
+const CriteriaWire = Schema.Struct({
+  tags_include: Schema.Array(Schema.String),
+  tags_exclude: Schema.Array(Schema.String),
+  assignee_ids: Schema.Array(Schema.Int),
+  statuses: Schema.Array(TicketStatus),
+  waiting_on: Schema.Array(WaitingOn),
+  inbox_ids: Schema.Array(Schema.Int),
+  channels: Schema.Array(Schema.Literal(...CHANNELS)),
+  classifications: Schema.Array(Classification),
+  priorities: Schema.Array(Priority),
+  is_snoozed: Schema.NullOr(Schema.Boolean)
+})
+
+const description = `Every given criterion must hold (AND); within a list any value matches (OR); an empty list or a null \`is_snoozed\` constrains nothing. Tags compare by name, case-insensitively. \`channels\`: ${CHANNELS.join(", ")}. Unknown criteria are refused. In a form body, send criteria as a JSON string.`
+
+/** The criteria as responses show them: every key present. */
+export const CriteriaSchema = CriteriaWire.annotations({ identifier: "PresetFilterCriteria", description })
+
+/**
+ * The `criteria` field of a request body. Decodes with {@link validateCriteria}; each criterion's messages land
+ * under `criteria.<name>` in the field errors.
+ */
+export const CriteriaField: Schema.Schema<Criteria, unknown> = Schema.transformOrFail(
+  Schema.Unknown,
+  Schema.typeSchema(CriteriaWire) as unknown as Schema.Schema<Criteria>,
+  {
+    strict: true,
+    decode: (input, _, ast) => {
+      const result = validateCriteria(input)
+      if (result.ok) return ParseResult.succeed(result.criteria)
+      // One pointer per message, so the kernel's error formatter nests them as `criteria.<name>: [messages]`.
+      const issues = Object.entries(result.errors).flatMap(([key, messages]) =>
+        messages.map((message) => new ParseResult.Pointer(key, input, new ParseResult.Type(ast, input, message)))
+      )
+      const [first, ...rest] = issues
+      return ParseResult.fail(new ParseResult.Composite(ast, input, [first!, ...rest]))
+    },
+    encode: ParseResult.succeed
+  }
+).annotations({
+  jsonSchema: {
+    type: "object",
+    description,
+    properties: {
+      tags_include: { type: "array", items: { type: "string", maxLength: MAX_TAG_NAME_LENGTH } },
+      tags_exclude: { type: "array", items: { type: "string", maxLength: MAX_TAG_NAME_LENGTH } },
+      assignee_ids: { type: "array", items: { type: "integer", minimum: 1 } },
+      statuses: { type: "array", items: { type: "string", enum: [...TicketStatus.literals] } },
+      waiting_on: { type: "array", items: { type: "string", enum: [...WaitingOn.literals] } },
+      inbox_ids: { type: "array", items: { type: "integer", minimum: 1 } },
+      channels: { type: "array", items: { type: "string", enum: [...CHANNELS] } },
+      classifications: { type: "array", items: { type: "string", enum: [...Classification.literals] } },
+      priorities: { type: "array", items: { type: "string", enum: [...Priority.literals] } },
+      is_snoozed: { type: ["boolean", "null"] }
+    },
+    additionalProperties: false
+  }
+})

@@ -1,0 +1,224 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import * as Ordering from "../Http/Ordering.js"
+import { type Criteria, EMPTY_CRITERIA, fromStored } from "./Criteria.js"
+import type { PresetFilter, Visibility } from "./PresetFilter.js"
+
+/**
+ * Who is looking at filters: a person (who also sees their own personal filters) or an integration token (which
+ * sees organization-shared filters only). The kernel's `Caller` is one of these.
+ */
+export type FilterViewer = { readonly _tag: "Person"; readonly userId: number } | { readonly _tag: "Integration" }
+
+/** A stored custom preset filter. */
+export interface StoredPresetFilter {
+  /** UUID, lowercase. */
+  readonly id: string
+  readonly organizationId: number
+  readonly name: string
+  /** Every criterion present; structurally `@helpdesk/domain`'s `PresetFilterCriteria`, so `matches` takes it. */
+  readonly criteria: Criteria
+  readonly visibility: Visibility
+  /** The person who created it; null when an integration token did (or the user was deleted). */
+  readonly createdBy: { readonly id: number; readonly email: string; readonly name: string } | null
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  /** Sort key of the list, ascending. */
+  readonly position: number
+  readonly displayCount: boolean
+  readonly groupByPriority: boolean
+}
+
+/** No filter with that id is visible to the viewer in that organization (unknown, another org's, or personal). */
+export class PresetFilterNotFound extends Schema.TaggedError<PresetFilterNotFound>()("PresetFilterNotFound", {
+  id: Schema.String
+}) {}
+
+/** What a new filter holds; defaults already applied by the caller where the API defines them. */
+export interface NewPresetFilter {
+  readonly name: string
+  readonly criteria?: Criteria | undefined
+  readonly visibility: Visibility
+  readonly position?: number | undefined
+  readonly displayCount?: boolean | undefined
+  readonly groupByPriority?: boolean | undefined
+  /** The creating person, or null for an integration token. */
+  readonly createdById: number | null
+}
+
+/** Changes to a filter; absent fields stay as they are. */
+export interface PresetFilterChanges {
+  readonly name?: string | undefined
+  readonly criteria?: Criteria | undefined
+  readonly visibility?: Visibility | undefined
+  readonly position?: number | undefined
+  readonly displayCount?: boolean | undefined
+  readonly groupByPriority?: boolean | undefined
+}
+
+/** Orderings of the filter list (default: `position`, then creation). */
+export const PresetFilterOrdering = Ordering.make({
+  columns: { position: "f.position", name: "lower(f.name)", created_at: "f.created_at", updated_at: "f.updated_at" },
+  defaults: ["position", "created_at"],
+  tieBreaker: "f.id"
+})
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+interface FilterRow {
+  readonly id: string
+  readonly organizationId: string
+  readonly name: string
+  readonly criteria: unknown
+  readonly visibility: Visibility
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  readonly position: number
+  readonly displayCount: boolean
+  readonly groupByPriority: boolean
+  readonly creatorId: string | null
+  readonly creatorEmail: string | null
+  readonly creatorName: string | null
+}
+
+const toStored = (row: FilterRow): StoredPresetFilter => ({
+  id: row.id.toLowerCase(),
+  organizationId: Number(row.organizationId),
+  name: row.name,
+  criteria: fromStored(row.criteria),
+  visibility: row.visibility,
+  createdBy:
+    row.creatorId === null
+      ? null
+      : { id: Number(row.creatorId), email: row.creatorEmail ?? "", name: row.creatorName ?? "" },
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+  position: row.position,
+  displayCount: row.displayCount,
+  groupByPriority: row.groupByPriority
+})
+
+/** The wire representation of a stored filter. */
+export const toPresetFilter = (filter: StoredPresetFilter): PresetFilter => ({
+  id: filter.id,
+  name: filter.name,
+  criteria: filter.criteria,
+  created_by: filter.createdBy,
+  created_at: filter.createdAt,
+  updated_at: filter.updatedAt,
+  position: filter.position,
+  display_count: filter.displayCount,
+  group_by_priority: filter.groupByPriority,
+  visibility: filter.visibility
+})
+
+/**
+ * Custom preset filters of organizations: storage and the visibility rule. Every query is scoped to an
+ * organization and to what the viewer may see (personal filters only for their creator; integration tokens only
+ * organization-shared ones). Who may change what is decided in `Permissions.ts`.
+ */
+export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/http/PresetFilters", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const select = sql`
+      SELECT f.*, u.id AS creator_id, u.email AS creator_email, u.name AS creator_name
+      FROM preset_filters f LEFT JOIN users u ON u.id = f.created_by_id`
+
+    const visibleTo = (organizationId: number, viewer: FilterViewer) =>
+      viewer._tag === "Person"
+        ? sql`f.organization_id = ${organizationId}
+              AND (f.visibility = 'organization' OR f.created_by_id = ${viewer.userId})`
+        : sql`f.organization_id = ${organizationId} AND f.visibility = 'organization'`
+
+    /** The filters the viewer sees, as a count and a page fetch for `Pagination.paginate`. */
+    const list = (options: {
+      readonly organizationId: number
+      readonly viewer: FilterViewer
+      readonly ordering: Ordering.Ordering<string>
+    }) => {
+      const where = visibleTo(options.organizationId, options.viewer)
+      return {
+        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM preset_filters f WHERE ${where}`.pipe(
+          Effect.map((rows) => Number(rows[0]!.count)),
+          Effect.orDie
+        ),
+        fetch: (window: { readonly limit: number; readonly offset: number }) =>
+          sql<FilterRow>`${select} WHERE ${where}
+            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+            Effect.map((rows) => rows.map(toStored)),
+            Effect.orDie
+          )
+      }
+    }
+
+    /**
+     * The filter with this id if the viewer may see it in this organization: personal filters only for their
+     * creator, organization-shared ones for everyone (integration tokens see only these). Any other id, including
+     * one that is not a UUID, fails with `PresetFilterNotFound`.
+     */
+    const findVisible = (
+      organizationId: number,
+      viewer: FilterViewer,
+      id: string
+    ): Effect.Effect<StoredPresetFilter, PresetFilterNotFound> =>
+      UUID.test(id)
+        ? sql<FilterRow>`${select} WHERE f.id = ${id.toLowerCase()} AND ${visibleTo(organizationId, viewer)}`.pipe(
+            Effect.orDie,
+            Effect.flatMap((rows) =>
+              rows[0] === undefined ? Effect.fail(new PresetFilterNotFound({ id })) : Effect.succeed(toStored(rows[0]))
+            ),
+            Effect.withSpan("PresetFilters.findVisible")
+          )
+        : Effect.fail(new PresetFilterNotFound({ id }))
+
+    const byId = (id: string) =>
+      sql<FilterRow>`${select} WHERE f.id = ${id}`.pipe(
+        Effect.map((rows) => toStored(rows[0]!)),
+        Effect.orDie
+      )
+
+    /** Stores a new filter; without a position it goes after the organization's last one. */
+    const create = (organizationId: number, filter: NewPresetFilter) =>
+      Effect.gen(function* () {
+        const id = randomUUID()
+        const criteria = JSON.stringify(filter.criteria ?? EMPTY_CRITERIA)
+        yield* sql`
+          INSERT INTO preset_filters
+            (id, organization_id, name, criteria, visibility, created_by_id, position, display_count, group_by_priority)
+          SELECT ${id}, ${organizationId}, ${filter.name}, ${criteria}::jsonb, ${filter.visibility},
+                 ${filter.createdById},
+                 ${filter.position === undefined ? sql`COALESCE((SELECT max(position) + 1 FROM preset_filters WHERE organization_id = ${organizationId}), 0)` : sql`${filter.position}`},
+                 ${filter.displayCount ?? false}, ${filter.groupByPriority ?? false}`
+        return yield* byId(id)
+      }).pipe(Effect.orDie, Effect.withSpan("PresetFilters.create"))
+
+    /** Applies changes to a filter of the organization (visibility and permission already checked). */
+    const update = (organizationId: number, id: string, changes: PresetFilterChanges) =>
+      Effect.gen(function* () {
+        const sets = [
+          ...(changes.name !== undefined ? [sql`name = ${changes.name}`] : []),
+          ...(changes.criteria !== undefined ? [sql`criteria = ${JSON.stringify(changes.criteria)}::jsonb`] : []),
+          ...(changes.visibility !== undefined ? [sql`visibility = ${changes.visibility}`] : []),
+          ...(changes.position !== undefined ? [sql`position = ${changes.position}`] : []),
+          ...(changes.displayCount !== undefined ? [sql`display_count = ${changes.displayCount}`] : []),
+          ...(changes.groupByPriority !== undefined ? [sql`group_by_priority = ${changes.groupByPriority}`] : [])
+        ]
+        if (sets.length > 0)
+          yield* sql`UPDATE preset_filters SET ${sql.csv([...sets, sql`updated_at = now()`])}
+                     WHERE id = ${id} AND organization_id = ${organizationId}`
+        return yield* byId(id)
+      }).pipe(Effect.orDie, Effect.withSpan("PresetFilters.update"))
+
+    /** Deletes a filter of the organization (visibility and permission already checked). */
+    const remove = (organizationId: number, id: string) =>
+      sql`DELETE FROM preset_filters WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(
+        Effect.asVoid,
+        Effect.orDie,
+        Effect.withSpan("PresetFilters.remove")
+      )
+
+    return { list, findVisible, create, update, remove } as const
+  })
+}) {}
