@@ -12,7 +12,7 @@ import { decide, decideMerge } from "./Decide.js"
 import type { MergeError, TicketError } from "./Errors.js"
 import { type EventDecodeError, fromRecordedEvents, toNewEvent } from "./EventCodec.js"
 import type { TicketEvent } from "./Events.js"
-import { evolve } from "./Evolve.js"
+import { evolveAll } from "./Evolve.js"
 import { initialState, type TicketState } from "./State.js"
 
 /** The stream a ticket's events live in. */
@@ -29,11 +29,10 @@ export interface LoadedTicket {
 
 /** Decodes (upcasting as needed) and folds a stream's recorded events. */
 export const loadTicket = (recorded: ReadonlyArray<RecordedEvent>): Either.Either<LoadedTicket, EventDecodeError> =>
-  Either.map(fromRecordedEvents(recorded), (events) => {
-    let state = initialState
-    for (const e of events) state = evolve(state, e)
-    return { state, version: recorded.length === 0 ? 0 : recorded[recorded.length - 1]!.streamPosition }
-  })
+  Either.map(fromRecordedEvents(recorded), (events) => ({
+    state: evolveAll(events, initialState),
+    version: recorded.length === 0 ? 0 : recorded[recorded.length - 1]!.streamPosition
+  }))
 
 /** Makes the id of the `index`-th event of an append (the app passes `crypto.randomUUID`-based ids). */
 export type EventIdGenerator = (event: TicketEvent, index: number) => string
@@ -75,11 +74,9 @@ export const handleTicketCommand = (
 ): Either.Either<HandledCommand, TicketError | EventDecodeError> =>
   Either.flatMap(loadTicket(recorded), ({ state, version }) =>
     Either.map(decide(command, state), (events) => {
-      let next = state
-      for (const e of events) next = evolve(next, e)
       return {
         events,
-        state: next,
+        state: evolveAll(events, state),
         append: events.length === 0 ? null : streamAppend(command.ticketId, version, events, eventId, metadata, false)
       }
     })
@@ -106,8 +103,8 @@ export const handleMerge = (
         streamAppend(command.sourceTicketId, source.version, decision.source, eventId, metadata, true),
         streamAppend(command.targetTicketId, target.version, decision.target, eventId, metadata, false)
       ],
-      source: decision.source.reduce(evolve, source.state),
-      target: decision.target.reduce(evolve, target.state)
+      source: evolveAll(decision.source, source.state),
+      target: evolveAll(decision.target, target.state)
     }))
   )
 

@@ -1,16 +1,25 @@
 import type { DateTime } from "effect"
-import { applyDeliveryReport, pendingDelivery } from "./Delivery.js"
+import { applyDeliveryReport, type Delivery, pendingDelivery } from "./Delivery.js"
 import type { CarriedMessage, MessageData, TicketCreated, TicketEvent } from "./Events.js"
 import type { MessageState, Ticket, TicketState } from "./State.js"
-import type { ActorRole, WaitingOn } from "./Values.js"
+import type { ActorRole, TicketRef, WaitingOn } from "./Values.js"
 
-const later = (a: DateTime.Utc, b: DateTime.Utc): DateTime.Utc => (b.epochMillis > a.epochMillis ? b : a)
+/*
+ * Performance notes. Folding is the hot path of every read (`GET /tickets/{id}`, projections, rebuilds),
+ * so the fold avoids object spread and per-event allocation: `apply` updates a draft in place. `evolve`
+ * (the decider's pure step) copies the state into a fresh draft first and never mutates shared arrays;
+ * `foldTicket` owns its draft from the first event to the last and so may append to its arrays in place.
+ * Both run the same `apply`, so they cannot disagree (a property test checks it anyway).
+ */
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+type Draft = Mutable<Omit<Ticket, "messages">> & { messages: Array<MessageState> }
 
 /** Who must act after a customer-visible message by `role`; system messages leave it as it was. */
 const waitingOnAfter = (role: ActorRole, current: WaitingOn): WaitingOn =>
   role === "customer" ? "associate" : role === "associate" ? "customer" : current
 
-const created = (e: TicketCreated): Ticket => ({
+const created = (e: TicketCreated): Draft => ({
   _tag: "Ticket",
   id: e.ticketId,
   publicId: e.publicId,
@@ -56,135 +65,244 @@ const created = (e: TicketCreated): Ticket => ({
   lastVisibleRecipientEmails: null
 })
 
-const newMessage = (m: MessageData): MessageState => ({
-  ...m,
-  delivery: m.sendsEmail ? pendingDelivery : null,
-  mergedFromTicket: null,
-  updatedAt: m.createdAt
+/** A field-by-field copy (much cheaper than spread on V8) sharing the arrays, which `apply(…, false)` never mutates. */
+const copy = (t: Ticket, messages: Array<MessageState>): Draft => ({
+  _tag: "Ticket",
+  id: t.id,
+  publicId: t.publicId,
+  organizationId: t.organizationId,
+  subject: t.subject,
+  description: t.description,
+  descriptionHtml: t.descriptionHtml,
+  kind: t.kind,
+  inbox: t.inbox,
+  channel: t.channel,
+  origin: t.origin,
+  customer: t.customer,
+  createdBy: t.createdBy,
+  externalRecipientEmails: t.externalRecipientEmails,
+  bccRecipientEmails: t.bccRecipientEmails,
+  fromEmail: t.fromEmail,
+  fromName: t.fromName,
+  attachments: t.attachments,
+  tags: t.tags,
+  priority: t.priority,
+  assignee: t.assignee,
+  status: t.status,
+  classification: t.classification,
+  waitingOn: t.waitingOn,
+  summary: t.summary,
+  sentiment: t.sentiment,
+  language: t.language,
+  isSpam: t.isSpam,
+  csatResponse: t.csatResponse,
+  customerVisibleReplyCount: t.customerVisibleReplyCount,
+  createdAt: t.createdAt,
+  updatedAt: t.updatedAt,
+  snoozedUntil: t.snoozedUntil,
+  snoozedBy: t.snoozedBy,
+  lastSnoozeEndedAt: t.lastSnoozeEndedAt,
+  lastUnsnoozeReason: t.lastUnsnoozeReason,
+  mergedInto: t.mergedInto,
+  mergedAt: t.mergedAt,
+  mergedBy: t.mergedBy,
+  createEmailDelivery: t.createEmailDelivery,
+  messages,
+  hasMessageAttachments: t.hasMessageAttachments,
+  lastVisibleRecipientEmails: t.lastVisibleRecipientEmails
 })
 
-const carriedMessage = (m: CarriedMessage, at: DateTime.Utc): MessageState => ({ ...m, updatedAt: at })
+const messageState = (
+  m: MessageData,
+  delivery: Delivery | null,
+  mergedFromTicket: TicketRef | null,
+  updatedAt: DateTime.Utc
+): MessageState => ({
+  id: m.id,
+  author: m.author,
+  role: m.role,
+  sender: m.sender,
+  content: m.content,
+  contentHtml: m.contentHtml,
+  kind: m.kind,
+  hasRawContent: m.hasRawContent,
+  isVisibleToCustomer: m.isVisibleToCustomer,
+  externalRecipientEmails: m.externalRecipientEmails,
+  bccRecipientEmails: m.bccRecipientEmails,
+  nextAssignee: m.nextAssignee,
+  nextPriority: m.nextPriority,
+  nextAction: m.nextAction,
+  attachments: m.attachments,
+  sendsEmail: m.sendsEmail,
+  createdAt: m.createdAt,
+  delivery,
+  mergedFromTicket,
+  updatedAt
+})
 
-const countVisible = (messages: ReadonlyArray<MessageData>): number => {
-  let n = 0
-  for (const m of messages) if (m.isVisibleToCustomer) n++
-  return n
+const newMessage = (m: MessageData): MessageState =>
+  messageState(m, m.sendsEmail ? pendingDelivery : null, null, m.createdAt)
+
+const carriedMessage = (m: CarriedMessage, at: DateTime.Utc): MessageState =>
+  messageState(m, m.delivery, m.mergedFromTicket, at)
+
+const clearSnooze = (d: Draft): void => {
+  d.snoozedUntil = null
+  d.snoozedBy = null
+  d.lastUnsnoozeReason = null
+}
+
+const indexOfMessage = (messages: ReadonlyArray<MessageState>, id: number): number => {
+  // Reports concern recent messages most of the time, so search from the end.
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
+  return -1
 }
 
 /**
- * Applies one event to a ticket state. Pure and cheap: no decoding, no clock, no validation (events
- * are facts that `decide` already checked); a readonly copy of the fields that change.
- * Events before `TicketCreated` leave a missing ticket missing.
+ * Applies one event to a draft. `owned`: the draft's arrays belong to it alone and may grow in place;
+ * otherwise they are shared with an older state and are replaced, never mutated.
+ */
+const apply = (d: Draft, e: TicketEvent, owned: boolean): void => {
+  switch (e._tag) {
+    case "TicketCreated":
+      return
+    case "TicketTranscriptRecorded":
+      d.description = e.transcript
+      break
+    case "TicketActivated":
+      d.status = "active"
+      break
+    case "TicketClosed":
+      d.status = "closed"
+      d.classification = e.classification
+      clearSnooze(d)
+      break
+    case "TicketReopened":
+      d.status = "active"
+      d.classification = ""
+      break
+    case "TicketClassified":
+      d.classification = e.classification
+      break
+    case "TicketPriorityChanged":
+      d.priority = e.priority
+      break
+    case "TicketAssigned":
+      d.assignee = e.assignee
+      break
+    case "TicketTagsChanged":
+      d.tags = e.tags
+      break
+    case "TicketMarkedSpam":
+      d.isSpam = true
+      clearSnooze(d)
+      break
+    case "TicketUnmarkedSpam":
+      d.isSpam = false
+      break
+    case "TicketCsatRecorded":
+      d.csatResponse = { rating: e.rating, comment: e.comment }
+      break
+    case "TicketSummarized":
+      d.summary = e.summary
+      break
+    case "TicketSentimentAnalyzed":
+      d.sentiment = e.sentiment
+      break
+    case "TicketLanguageDetected":
+      d.language = e.language
+      break
+    case "MessageAdded": {
+      const m = e.message
+      const state = newMessage(m)
+      if (owned) d.messages.push(state)
+      else d.messages = [...d.messages, state]
+      if (m.attachments.length > 0) d.hasMessageAttachments = true
+      if (m.isVisibleToCustomer) {
+        d.customerVisibleReplyCount++
+        d.waitingOn = waitingOnAfter(m.role, d.waitingOn)
+        d.lastVisibleRecipientEmails = m.externalRecipientEmails
+      }
+      break
+    }
+    case "TicketSnoozed":
+      d.snoozedUntil = e.until
+      d.snoozedBy = e.by.user
+      d.lastUnsnoozeReason = null
+      break
+    case "TicketUnsnoozed":
+      d.snoozedUntil = null
+      d.snoozedBy = null
+      d.lastSnoozeEndedAt = e.at
+      d.lastUnsnoozeReason = e.reason
+      break
+    case "TicketMergedInto":
+      d.mergedInto = e.into
+      d.mergedAt = e.at
+      d.mergedBy = e.by.user
+      clearSnooze(d)
+      break
+    case "TicketMergedFrom": {
+      const messages = owned ? d.messages : d.messages.slice()
+      for (const m of e.messages) {
+        messages.push(carriedMessage(m, e.at))
+        if (m.isVisibleToCustomer) d.customerVisibleReplyCount++
+        if (m.attachments.length > 0) d.hasMessageAttachments = true
+      }
+      d.messages = messages
+      break
+    }
+    case "CreateEmailDeliveryReported": {
+      if (d.createEmailDelivery === null) return
+      const delivery = applyDeliveryReport(d.createEmailDelivery, e.status, e.at, e.reason)
+      if (delivery === d.createEmailDelivery) return
+      d.createEmailDelivery = delivery
+      break
+    }
+    case "MessageDeliveryReported": {
+      const i = indexOfMessage(d.messages, e.messageId)
+      if (i < 0) return
+      const m = d.messages[i]!
+      if (m.delivery === null) return
+      const delivery = applyDeliveryReport(m.delivery, e.status, e.at, e.reason)
+      if (delivery === m.delivery) return
+      const updated = messageState(
+        m,
+        delivery,
+        m.mergedFromTicket,
+        e.at.epochMillis > m.updatedAt.epochMillis ? e.at : m.updatedAt
+      )
+      const messages = owned ? d.messages : d.messages.slice()
+      messages[i] = updated
+      d.messages = messages
+      break
+    }
+  }
+  // Late events (delivery reports observed earlier than the last change) never move updated_at back.
+  if (e.at.epochMillis > d.updatedAt.epochMillis) d.updatedAt = e.at
+}
+
+/**
+ * Applies one event to a ticket state, returning a new state and leaving the given one untouched. Pure
+ * and cheap: no decoding, no clock, no validation (events are facts `decide` already checked). Events
+ * before `TicketCreated` leave a missing ticket missing.
  */
 export const evolve = (state: TicketState, event: TicketEvent): TicketState => {
   if (state._tag === "NoTicket") return event._tag === "TicketCreated" ? created(event) : state
-  const updatedAt = later(state.updatedAt, event.at)
-  switch (event._tag) {
-    case "TicketCreated":
-      return state
-    case "TicketTranscriptRecorded":
-      return { ...state, updatedAt, description: event.transcript }
-    case "TicketActivated":
-      return { ...state, updatedAt, status: "active" }
-    case "TicketClosed":
-      return {
-        ...state,
-        updatedAt,
-        status: "closed",
-        classification: event.classification,
-        snoozedUntil: null,
-        snoozedBy: null,
-        lastUnsnoozeReason: null
-      }
-    case "TicketReopened":
-      return { ...state, updatedAt, status: "active", classification: "" }
-    case "TicketClassified":
-      return { ...state, updatedAt, classification: event.classification }
-    case "TicketPriorityChanged":
-      return { ...state, updatedAt, priority: event.priority }
-    case "TicketAssigned":
-      return { ...state, updatedAt, assignee: event.assignee }
-    case "TicketTagsChanged":
-      return { ...state, updatedAt, tags: event.tags }
-    case "TicketMarkedSpam":
-      return { ...state, updatedAt, isSpam: true, snoozedUntil: null, snoozedBy: null, lastUnsnoozeReason: null }
-    case "TicketUnmarkedSpam":
-      return { ...state, updatedAt, isSpam: false }
-    case "TicketCsatRecorded":
-      return { ...state, updatedAt, csatResponse: { rating: event.rating, comment: event.comment } }
-    case "TicketSummarized":
-      return { ...state, updatedAt, summary: event.summary }
-    case "TicketSentimentAnalyzed":
-      return { ...state, updatedAt, sentiment: event.sentiment }
-    case "TicketLanguageDetected":
-      return { ...state, updatedAt, language: event.language }
-    case "MessageAdded": {
-      const m = event.message
-      const visible = m.isVisibleToCustomer
-      return {
-        ...state,
-        updatedAt,
-        messages: [...state.messages, newMessage(m)],
-        hasMessageAttachments: state.hasMessageAttachments || m.attachments.length > 0,
-        customerVisibleReplyCount: visible ? state.customerVisibleReplyCount + 1 : state.customerVisibleReplyCount,
-        waitingOn: visible ? waitingOnAfter(m.role, state.waitingOn) : state.waitingOn,
-        lastVisibleRecipientEmails: visible ? m.externalRecipientEmails : state.lastVisibleRecipientEmails
-      }
-    }
-    case "TicketSnoozed":
-      return { ...state, updatedAt, snoozedUntil: event.until, snoozedBy: event.by.user, lastUnsnoozeReason: null }
-    case "TicketUnsnoozed":
-      return {
-        ...state,
-        updatedAt,
-        snoozedUntil: null,
-        snoozedBy: null,
-        lastSnoozeEndedAt: event.at,
-        lastUnsnoozeReason: event.reason
-      }
-    case "TicketMergedInto":
-      return {
-        ...state,
-        updatedAt,
-        mergedInto: event.into,
-        mergedAt: event.at,
-        mergedBy: event.by.user,
-        snoozedUntil: null,
-        snoozedBy: null,
-        lastUnsnoozeReason: null
-      }
-    case "TicketMergedFrom": {
-      const carried = event.messages.map((m) => carriedMessage(m, event.at))
-      return {
-        ...state,
-        updatedAt,
-        messages: [...state.messages, ...carried],
-        hasMessageAttachments: state.hasMessageAttachments || event.messages.some((m) => m.attachments.length > 0),
-        customerVisibleReplyCount: state.customerVisibleReplyCount + countVisible(event.messages)
-      }
-    }
-    case "CreateEmailDeliveryReported": {
-      if (state.createEmailDelivery === null) return state
-      const createEmailDelivery = applyDeliveryReport(state.createEmailDelivery, event.status, event.at, event.reason)
-      return createEmailDelivery === state.createEmailDelivery ? state : { ...state, updatedAt, createEmailDelivery }
-    }
-    case "MessageDeliveryReported": {
-      let changed = false
-      const messages = state.messages.map((m) => {
-        if (m.id !== event.messageId || m.delivery === null) return m
-        const delivery = applyDeliveryReport(m.delivery, event.status, event.at, event.reason)
-        if (delivery === m.delivery) return m
-        changed = true
-        return { ...m, delivery, updatedAt: later(m.updatedAt, event.at) }
-      })
-      return changed ? { ...state, updatedAt, messages } : state
-    }
-  }
+  const draft = copy(state, state.messages as Array<MessageState>)
+  apply(draft, event, false)
+  return draft
 }
 
-/** Folds events over a state (the initial state by default). */
+/**
+ * Folds events over a state (the initial state by default): the same result as reducing with `evolve`,
+ * without a copy per event.
+ */
 export const evolveAll = (events: Iterable<TicketEvent>, state: TicketState = { _tag: "NoTicket" }): TicketState => {
-  let s = state
-  for (const e of events) s = evolve(s, e)
-  return s
+  let draft: Draft | null = state._tag === "Ticket" ? copy(state, state.messages.slice()) : null
+  for (const e of events) {
+    if (draft !== null) apply(draft, e, true)
+    else if (e._tag === "TicketCreated") draft = created(e)
+  }
+  return draft ?? state
 }

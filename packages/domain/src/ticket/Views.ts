@@ -1,7 +1,6 @@
 import type { DateTime } from "effect"
-import type { Delivery } from "./Delivery.js"
 import type { TicketEvent } from "./Events.js"
-import { evolve } from "./Evolve.js"
+import { evolveAll } from "./Evolve.js"
 import type { MessageState, Ticket, TicketState } from "./State.js"
 import type {
   ActorRole,
@@ -104,17 +103,6 @@ export interface MessageView extends DeliveryFields {
   readonly bccRecipientEmails: ReadonlyArray<string>
 }
 
-const deliveryFields = (d: Delivery | null): DeliveryFields =>
-  d === null
-    ? { deliveryStatus: null, sentAt: null, readAt: null, failedAt: null, deliveryFailureReason: "" }
-    : {
-        deliveryStatus: d.status,
-        sentAt: d.sentAt,
-        readAt: d.readAt,
-        failedAt: d.failedAt,
-        deliveryFailureReason: d.failureReason
-      }
-
 /** The ticket view of a ticket state. */
 export const ticketView = (t: Ticket): TicketView => ({
   id: t.id,
@@ -156,7 +144,11 @@ export const ticketView = (t: Ticket): TicketView => ({
   tags: t.tags,
   language: t.language,
   isSpam: t.isSpam,
-  ...deliveryFields(t.createEmailDelivery)
+  deliveryStatus: t.createEmailDelivery?.status ?? null,
+  sentAt: t.createEmailDelivery?.sentAt ?? null,
+  readAt: t.createEmailDelivery?.readAt ?? null,
+  failedAt: t.createEmailDelivery?.failedAt ?? null,
+  deliveryFailureReason: t.createEmailDelivery?.failureReason ?? ""
 })
 
 /** The message view of one message of a ticket. */
@@ -180,14 +172,14 @@ export const messageView = (ticketId: number, m: MessageState): MessageView => (
   isVisibleToCustomer: m.isVisibleToCustomer,
   externalRecipientEmails: m.externalRecipientEmails,
   bccRecipientEmails: m.bccRecipientEmails,
-  ...deliveryFields(m.delivery)
+  deliveryStatus: m.delivery?.status ?? null,
+  sentAt: m.delivery?.sentAt ?? null,
+  readAt: m.delivery?.readAt ?? null,
+  failedAt: m.delivery?.failedAt ?? null,
+  deliveryFailureReason: m.delivery?.failureReason ?? ""
 })
 
-const fold = (events: Iterable<TicketEvent>): TicketState => {
-  let state: TicketState = { _tag: "NoTicket" }
-  for (const e of events) state = evolve(state, e)
-  return state
-}
+const fold = (events: Iterable<TicketEvent>): TicketState => evolveAll(events)
 
 /** The ticket view as a pure fold over the stream's events; `null` when the stream holds no ticket. */
 export const projectTicketView = (events: Iterable<TicketEvent>): TicketView | null => {
