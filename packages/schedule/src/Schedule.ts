@@ -46,6 +46,8 @@ export class CompiledSchedule implements Schedule {
   readonly ruleClose: Float64Array
   /** Rule of each weekday (Monday first), -1 closed. */
   readonly weekdayRule: Int32Array
+  /** Per weekday: days until the next weekday (itself included) that opens; -1 when none does. */
+  private readonly weekdayGap: Int32Array
   /** Rule of each dated exception's own day (-1 closes it). */
   readonly dated: Map<number, number>
   readonly hasDated: boolean
@@ -103,6 +105,15 @@ export class CompiledSchedule implements Schedule {
     this.ruleOpen = Float64Array.from(opens)
     this.ruleClose = Float64Array.from(closes)
     this.weekdayRule = weekdayRule
+    this.weekdayGap = new Int32Array(7).fill(-1)
+    for (let weekday = 0; weekday < 7; weekday++) {
+      for (let gap = 0; gap < 7; gap++) {
+        if (weekdayRule[(weekday + gap) % 7]! >= 0) {
+          this.weekdayGap[weekday] = gap
+          break
+        }
+      }
+    }
     this.dated = dated
     this.hasDated = dated.size > 0
     this.datedOpenDays = Float64Array.from(datedOpen.sort((a, b) => a - b))
@@ -230,38 +241,62 @@ export class CompiledSchedule implements Schedule {
    */
   nextCandidateDay(dayNumber: number, lastDay: number): number {
     let day = dayNumber
-    for (;;) {
-      if (day > lastDay) return Number.POSITIVE_INFINITY
-      const dated = this.hasDated ? this.firstDatedOpenFrom(day) : Number.POSITIVE_INFINITY
-      const year = yearOfDay(day)
-      const firstOfYear = daysFromCivil(year, 1, 1)
-      const era = this.eraOf(year)
-      const table = this.eraTable(era)
-      const row = (isLeapYear(year) ? 7 : 0) + weekdayOfDay(firstOfYear)
-      const next = table[row * TABLE_ROW + (day - firstOfYear)]!
-      if (next >= 0) {
-        const candidate = firstOfYear + next
+    // Opening dated exceptions come from their sorted list; the first one at or after `day` stays the
+    // first one as `day` advances, because every branch below returns it before passing it.
+    const dated = this.hasDated ? this.firstDatedOpenFrom(day) : Number.POSITIVE_INFINITY
+    if (!this.hasYearly) {
+      if (this.weekdayGap[0]! < 0) return dated <= lastDay ? dated : Number.POSITIVE_INFINITY
+      for (;;) {
+        if (day > lastDay) return Number.POSITIVE_INFINITY
+        const candidate = day + this.weekdayGap[weekdayOfDay(day)]!
         if (dated <= candidate) return dated
-        if (this.hasDated) {
-          const rule = this.dated.get(candidate)
-          if (rule !== undefined && rule < 0) {
-            day = candidate + 1
-            continue
-          }
+        if (this.hasDated && (this.dated.get(candidate) ?? 0) < 0) {
+          day = candidate + 1
+          continue
         }
         return candidate
       }
-      const nextYear = daysFromCivil(year + 1, 1, 1)
-      if (dated < nextYear) return dated
+    }
+    let year = yearOfDay(day)
+    let firstOfYear = daysFromCivil(year, 1, 1)
+    let leap = isLeapYear(year)
+    let firstOfNextYear = firstOfYear + (leap ? 366 : 365)
+    let era = this.eraOf(year)
+    for (;;) {
+      if (day > lastDay) return Number.POSITIVE_INFINITY
+      if (day >= firstOfNextYear) {
+        year = yearOfDay(day)
+        firstOfYear = daysFromCivil(year, 1, 1)
+        leap = isLeapYear(year)
+        firstOfNextYear = firstOfYear + (leap ? 366 : 365)
+        era = this.eraOf(year)
+      }
+      const table = this.eraTable(era)
+      const next = table[((leap ? 7 : 0) + weekdayOfDay(firstOfYear)) * TABLE_ROW + (day - firstOfYear)]!
+      if (next >= 0) {
+        const candidate = firstOfYear + next
+        if (dated <= candidate) return dated
+        if (this.hasDated && (this.dated.get(candidate) ?? 0) < 0) {
+          day = candidate + 1
+          continue
+        }
+        return candidate
+      }
+      if (dated < firstOfNextYear) return dated
       if (this.eraEmpty[era] === 1) {
         // Nothing opens for the rest of this era: skip to the next era, or only dated days are left.
-        if (era === this.eraYears.length) return dated
-        const nextEra = daysFromCivil(this.eraYears[era]!, 1, 1)
-        if (dated < nextEra) return dated
-        day = nextEra
+        if (era === this.eraYears.length) return dated <= lastDay ? dated : Number.POSITIVE_INFINITY
+        day = daysFromCivil(this.eraYears[era]!, 1, 1)
+        if (dated < day) return dated
         continue
       }
-      day = nextYear
+      // Next year, without going back to the calendar arithmetic.
+      year++
+      day = firstOfNextYear
+      firstOfYear = firstOfNextYear
+      leap = isLeapYear(year)
+      firstOfNextYear = firstOfYear + (leap ? 366 : 365)
+      if (era < this.eraYears.length && this.eraYears[era]! <= year) era++
     }
   }
 

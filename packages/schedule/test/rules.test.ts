@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ALWAYS_OPEN, compileSchedule, formatOpening, isOpenAt, nextOpenAfter } from "@helpdesk/schedule"
+import { ALWAYS_OPEN, compileSchedule, formatOpening, isOpenAt, nextOpenAfter, ScheduleError } from "@helpdesk/schedule"
 
 const at = (iso: string) => new Date(iso)
 const iso = (date: Date | null) => (date === null ? null : date.toISOString())
@@ -203,6 +203,21 @@ describe("DST with half-hour changes and at midnight", () => {
   })
 })
 
+describe("weekly days", () => {
+  it("a weekday given as an object with both times null is closed, like null or an omitted day", () => {
+    const schedule = compileSchedule({
+      timeZone: "UTC",
+      weeklyHours: {
+        mon: { opensAt: null, closesAt: null } as never,
+        tue: null,
+        wed: { opensAt: "10:00", closesAt: "11:00" }
+      }
+    })
+    expect(isOpenAt(schedule, at("2024-06-03T10:30:00Z"))).toBe(false)
+    expect(iso(nextOpenAfter(schedule, at("2024-06-03T10:30:00Z")))).toBe("2024-06-05T10:00:00.000Z")
+  })
+})
+
 describe("no schedule saved", () => {
   it("ALWAYS_OPEN is open with no next opening", () => {
     expect(isOpenAt(ALWAYS_OPEN, at("2024-01-01T00:00:00Z"))).toBe(true)
@@ -234,6 +249,9 @@ describe("formatOpening", () => {
     const english = formatOpening(opening, { timeZone: "UTC", locale: "en" })
     expect(formatOpening(opening, { timeZone: "UTC", locale: "zz" })).toBe(english)
     expect(formatOpening(opening, { timeZone: "UTC", locale: "not a locale!" })).toBe(english)
+  })
+  it("rejects an unknown time zone with a ScheduleError", () => {
+    expect(() => formatOpening(opening, { timeZone: "Nowhere/City", locale: "en" })).toThrow(ScheduleError)
   })
   it("is empty when there is no next opening", () => {
     expect(formatOpening(null, { timeZone: "UTC", locale: "en" })).toBe("")
