@@ -1,0 +1,122 @@
+import { Effect, Either, Option } from "effect"
+import * as Ordering from "../Http/Ordering.js"
+import { BusinessHoursStore, type StoredSchedule } from "./BusinessHoursStore.js"
+import { BusinessHoursExceptionNotFound, BusinessHoursNotSaved, InvalidBusinessHours } from "./Errors.js"
+import {
+  type ExceptionFields,
+  type StoredException,
+  validateExceptionBody,
+  validateScheduleWith
+} from "./Validation.js"
+
+/** Orderings of the exception list: by date unless asked otherwise; ties by id. */
+export const ExceptionOrdering = Ordering.make({
+  columns: { date: "date", name: "name", id: "id" },
+  defaults: ["date"]
+})
+
+const DUPLICATE_DATE = "An exception for this date already exists. Use one exception per date."
+
+/**
+ * Dated exceptions of an organization's business hours. Every write locks the organization's schedule row,
+ * checks the exception on its own and then the whole schedule it would join (so what is stored always
+ * compiles), stores it, and bumps the schedule's version in the same transaction.
+ */
+export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExceptions>()(
+  "@helpdesk/http/BusinessHoursExceptions",
+  {
+    effect: Effect.gen(function* () {
+      const store = yield* BusinessHoursStore
+
+      const lockSchedule = (organizationId: number): Effect.Effect<StoredSchedule, BusinessHoursNotSaved> =>
+        Effect.flatMap(store.findSchedule(organizationId, { forUpdate: true }), (found) =>
+          Option.match(found, { onNone: () => Effect.fail(new BusinessHoursNotSaved()), onSome: Effect.succeed })
+        )
+
+      const checked = (
+        schedule: StoredSchedule,
+        exceptions: ReadonlyArray<StoredException>,
+        body: Record<string, unknown>,
+        base: StoredException | undefined
+      ): Effect.Effect<ExceptionFields, InvalidBusinessHours> => {
+        const fields = validateExceptionBody(body, base)
+        if (Either.isLeft(fields)) return Effect.fail(new InvalidBusinessHours({ issues: fields.left }))
+        const whole = validateScheduleWith(schedule, exceptions, fields.right, base?.id)
+        if (Either.isLeft(whole)) return Effect.fail(new InvalidBusinessHours({ issues: whole.left }))
+        return Effect.succeed(fields.right)
+      }
+
+      const duplicate = () => new InvalidBusinessHours({ issues: [{ path: ["date"], message: DUPLICATE_DATE }] })
+
+      /** One page of the organization's exceptions. */
+      const list = (organizationId: number, ordering: Ordering.Ordering<string>) =>
+        store.pageOfExceptions(organizationId, ordering)
+
+      /** One exception of the organization. */
+      const get = (organizationId: number, id: number) =>
+        Effect.flatMap(store.findException(organizationId, id), (found) =>
+          Option.match(found, {
+            onNone: () => Effect.fail(new BusinessHoursExceptionNotFound({ id })),
+            onSome: Effect.succeed
+          })
+        )
+
+      /** Adds an exception from a wire body; refused before a schedule is saved. */
+      const create = (
+        organizationId: number,
+        body: Record<string, unknown>
+      ): Effect.Effect<StoredException, BusinessHoursNotSaved | InvalidBusinessHours> =>
+        Effect.gen(function* () {
+          const schedule = yield* lockSchedule(organizationId)
+          const exceptions = yield* store.allExceptions(organizationId)
+          const fields = yield* checked(schedule, exceptions, body, undefined)
+          const stored = yield* store.insertException(organizationId, fields).pipe(Effect.mapError(duplicate))
+          yield* store.bumpVersion(organizationId)
+          return stored
+        }).pipe(
+          store.withTransaction,
+          Effect.catchTag("SqlError", Effect.die),
+          Effect.withSpan("BusinessHoursExceptions.create")
+        )
+
+      /** Applies a partial update from a wire body; the merged exception is checked as a whole. */
+      const update = (
+        organizationId: number,
+        id: number,
+        body: Record<string, unknown>
+      ): Effect.Effect<
+        StoredException,
+        BusinessHoursNotSaved | InvalidBusinessHours | BusinessHoursExceptionNotFound
+      > =>
+        Effect.gen(function* () {
+          const schedule = yield* lockSchedule(organizationId)
+          const exceptions = yield* store.allExceptions(organizationId)
+          const current = exceptions.find((exception) => exception.id === id)
+          if (current === undefined) return yield* new BusinessHoursExceptionNotFound({ id })
+          const fields = yield* checked(schedule, exceptions, body, current)
+          const stored = yield* store.updateException(organizationId, id, fields).pipe(Effect.mapError(duplicate))
+          yield* store.bumpVersion(organizationId)
+          return stored
+        }).pipe(
+          store.withTransaction,
+          Effect.catchTag("SqlError", Effect.die),
+          Effect.withSpan("BusinessHoursExceptions.update")
+        )
+
+      /** Deletes an exception. */
+      const remove = (organizationId: number, id: number): Effect.Effect<void, BusinessHoursExceptionNotFound> =>
+        Effect.gen(function* () {
+          const deleted = yield* store.deleteException(organizationId, id)
+          if (!deleted) return yield* new BusinessHoursExceptionNotFound({ id })
+          yield* store.bumpVersion(organizationId)
+        }).pipe(
+          store.withTransaction,
+          Effect.catchTag("SqlError", Effect.die),
+          Effect.withSpan("BusinessHoursExceptions.remove")
+        )
+
+      return { list, get, create, update, remove } as const
+    }),
+    dependencies: [BusinessHoursStore.Default]
+  }
+) {}

@@ -1,0 +1,96 @@
+import { WEEKDAYS } from "@helpdesk/schedule"
+import { Effect } from "effect"
+import { NON_FIELD_ERRORS, ValidationError } from "../Http/Errors.js"
+import type { RawBody } from "../Http/RequestBody.js"
+
+/**
+ * Business-hours bodies as one JSON-like object, whatever their media type. The kernel's field decoding handles
+ * flat fields; these bodies have a nested `weekly_hours` map and nullable times, which form and multipart bodies
+ * spell in their own ways:
+ * - `weekly_hours` as a JSON string (`weekly_hours={"mon":{"opens_at":"09:00","closes_at":"17:00"}}`), or as
+ *   fields `weekly_hours.mon.opens_at=09:00` / `weekly_hours[mon][opens_at]=09:00`, with `weekly_hours.mon=`
+ *   closing the day;
+ * - an empty `opens_at=` / `closes_at=` is null, as DRF reads a blank form value of a nullable field.
+ */
+
+const jsonTypeName = (value: unknown) => (value === null ? "null" : Array.isArray(value) ? "array" : typeof value)
+
+/** A JSON body that is not an object, in the kernel's words. */
+const notAnObject = (value: unknown) =>
+  new ValidationError({
+    errors: { [NON_FIELD_ERRORS]: [`Invalid data. Expected a JSON object, but got ${jsonTypeName(value)}.`] }
+  })
+
+const lastValues = (fields: Record<string, ReadonlyArray<string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [key, values] of Object.entries(fields)) out[key] = values[values.length - 1] ?? ""
+  return out
+}
+
+const NESTED_KEY = /^weekly_hours(?:\.([^.[\]]+)(?:\.([^.[\]]+))?|\[([^[\]]+)\](?:\[([^[\]]+)\])?)$/
+
+/** `weekly_hours` of a form body: the JSON string, or the object its nested fields spell. */
+const weeklyHoursOfForm = (fields: Record<string, string>): Effect.Effect<unknown, ValidationError> => {
+  const nested: Record<string, Record<string, unknown> | null> = {}
+  let hasNested = false
+  for (const [key, value] of Object.entries(fields)) {
+    const match = NESTED_KEY.exec(key)
+    if (match === null) continue
+    hasNested = true
+    const dayKey = (match[1] ?? match[3])!
+    const field = match[2] ?? match[4]
+    if (field === undefined) {
+      if (value.trim() === "" || value.trim() === "null") nested[dayKey] = null
+      continue
+    }
+    const current = nested[dayKey]
+    const record = current === null || current === undefined ? {} : current
+    record[field] = value.trim() === "" ? null : value
+    nested[dayKey] = record
+  }
+  const text = fields.weekly_hours
+  if (text !== undefined) {
+    try {
+      return Effect.succeed(JSON.parse(text) as unknown)
+    } catch {
+      return Effect.fail(
+        ValidationError.field(
+          "weekly_hours",
+          `Value must be valid JSON: an object with keys among ${WEEKDAYS.join(", ")}, e.g. {"mon":{"opens_at":"09:00","closes_at":"17:00"}}.`
+        )
+      )
+    }
+  }
+  return Effect.succeed(hasNested ? nested : undefined)
+}
+
+/** The body of `PUT …/business-hours/` as an object. */
+export const scheduleBody = (body: RawBody): Effect.Effect<Record<string, unknown>, ValidationError> => {
+  if (body._tag === "Json") {
+    const value = body.value
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Effect.succeed(value as Record<string, unknown>)
+      : Effect.fail(notAnObject(value))
+  }
+  const fields = lastValues(body.fields)
+  return Effect.map(weeklyHoursOfForm(fields), (weekly) => {
+    const out: Record<string, unknown> = {}
+    if (fields.timezone !== undefined) out.timezone = fields.timezone
+    if (weekly !== undefined) out.weekly_hours = weekly
+    return out
+  })
+}
+
+/** The body of an exception `POST`/`PATCH` as an object. */
+export const exceptionBody = (body: RawBody): Effect.Effect<Record<string, unknown>, ValidationError> => {
+  if (body._tag === "Json") {
+    const value = body.value
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Effect.succeed(value as Record<string, unknown>)
+      : Effect.fail(notAnObject(value))
+  }
+  const out: Record<string, unknown> = lastValues(body.fields)
+  for (const key of ["opens_at", "closes_at"])
+    if (typeof out[key] === "string" && (out[key] as string).trim() === "") out[key] = null
+  return Effect.succeed(out)
+}
