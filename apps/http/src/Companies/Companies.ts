@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Effect } from "effect"
+import * as Ordering from "../Http/Ordering.js"
+import { containsPattern, fold, terms } from "../Search/SearchText.js"
+import type { Company, CompanyCreate, CompanyUpdate } from "./Company.js"
+import { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomainsTaken } from "./CompanyErrors.js"
+
+/** Orderings of the company list. */
+export const CompanyOrdering = Ordering.make({
+  columns: { name: "c.search_name", created_at: "c.created_at", updated_at: "c.updated_at" },
+  defaults: ["name"],
+  tieBreaker: "c.id"
+})
+
+interface CompanyRow {
+  readonly id: string
+  readonly name: string
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  readonly emailDomains: ReadonlyArray<string> | null
+  readonly assigneeId: string | null
+  readonly assigneeEmail: string | null
+  readonly assigneeName: string | null
+  readonly assigneeProfilePictureUrl: string | null
+}
+
+const toCompany = (row: CompanyRow): Company => ({
+  id: row.id,
+  name: row.name,
+  default_assignee:
+    row.assigneeId === null
+      ? null
+      : {
+          id: Number(row.assigneeId),
+          email: row.assigneeEmail ?? "",
+          profile_picture_url: row.assigneeProfilePictureUrl ?? "",
+          name: row.assigneeName ?? ""
+        },
+  email_domains: [...(row.emailDomains ?? [])].sort(),
+  created_at: row.createdAt,
+  updated_at: row.updatedAt
+})
+
+/** The key under which company names are unique in an organization. */
+export const companyNameKey = (name: string): string => name.trim().toLowerCase()
+
+type CompanyWriteError = CompanyNameTaken | EmailDomainsTaken | AssigneeNotMember
+
+/**
+ * Companies: groupings of an organization's customers, with a default assignee (a member of the organization)
+ * and e-mail domains unique in the organization (docs/decisions/0553-companies.md).
+ */
+export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Companies", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    // A default assignee who left the organization shows as null (the stored id stays, in case they return).
+    const select = sql`
+      SELECT c.id, c.name, c.created_at, c.updated_at,
+             u.id AS assignee_id, u.email AS assignee_email, u.name AS assignee_name,
+             u.profile_picture_url AS assignee_profile_picture_url,
+             ARRAY(SELECT d.domain FROM company_email_domains d WHERE d.company_id = c.id ORDER BY d.domain)
+               AS email_domains
+      FROM companies c
+      LEFT JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = c.default_assignee_id
+      LEFT JOIN users u ON u.id = m.user_id`
+
+    const now = Effect.map(
+      Effect.clockWith((clock) => clock.currentTimeMillis),
+      (ms) => new Date(ms)
+    )
+
+    /** The company with this id in the organization, or undefined. `id` must be a UUID. */
+    const findById = (organizationId: number, id: string): Effect.Effect<Company | undefined> =>
+      sql<CompanyRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toCompany(rows[0]))),
+        Effect.orDie,
+        Effect.withSpan("Companies.findById")
+      )
+
+    const requireMember = (organizationId: number, userId: number | null | undefined) =>
+      userId === null || userId === undefined
+        ? Effect.void
+        : sql`SELECT 1 FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`.pipe(
+            Effect.flatMap((rows) => (rows.length === 0 ? new AssigneeNotMember({ userId }) : Effect.void))
+          )
+
+    const requireFreeDomains = (organizationId: number, companyId: string, domains: ReadonlyArray<string>) =>
+      domains.length === 0
+        ? Effect.void
+        : sql<{ readonly domain: string; readonly companyName: string }>`
+            SELECT d.domain, c.name AS company_name
+            FROM company_email_domains d JOIN companies c ON c.id = d.company_id
+            WHERE d.organization_id = ${organizationId} AND d.company_id <> ${companyId}
+              AND d.domain IN ${sql.in(domains)}
+            ORDER BY d.domain`.pipe(
+            Effect.flatMap((rows) => (rows.length === 0 ? Effect.void : new EmailDomainsTaken({ taken: rows })))
+          )
+
+    const replaceDomains = (organizationId: number, companyId: string, domains: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        yield* sql`DELETE FROM company_email_domains WHERE company_id = ${companyId}`
+        if (domains.length > 0)
+          yield* sql`INSERT INTO company_email_domains ${sql.insert(
+            domains.map((domain) => ({ organizationId, companyId, domain }))
+          )}`
+      })
+
+    // Races lose at the unique constraints; report them as the checks before would have.
+    const onUniqueViolation =
+      (name: string | undefined, domains: ReadonlyArray<string> | undefined) =>
+      (error: SqlError.SqlError): Effect.Effect<never, CompanyNameTaken | EmailDomainsTaken> => {
+        const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
+        if (cause?.code === "23505" && cause.constraint === "companies_name_unique" && name !== undefined)
+          return Effect.fail(new CompanyNameTaken({ name }))
+        if (cause?.code === "23505" && cause.constraint === "company_email_domains_unique" && domains !== undefined)
+          return Effect.fail(
+            new EmailDomainsTaken({ taken: domains.map((domain) => ({ domain, companyName: "another company" })) })
+          )
+        return Effect.die(error)
+      }
+
+    /** Creates a company. */
+    const create = (organizationId: number, input: CompanyCreate): Effect.Effect<Company, CompanyWriteError> => {
+      const id = randomUUID()
+      return Effect.gen(function* () {
+        yield* requireMember(organizationId, input.default_assignee_id)
+        const domains = input.email_domains ?? []
+        yield* requireFreeDomains(organizationId, id, domains)
+        yield* sql`INSERT INTO companies ${sql.insert({
+          id,
+          organizationId,
+          name: input.name,
+          nameKey: companyNameKey(input.name),
+          searchName: fold(input.name),
+          defaultAssigneeId: input.default_assignee_id ?? null
+        })}`
+        yield* replaceDomains(organizationId, id, domains)
+        return (yield* findById(organizationId, id))!
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", onUniqueViolation(input.name, input.email_domains)),
+        Effect.withSpan("Companies.create")
+      )
+    }
+
+    /** Applies changes; `email_domains` replaces the whole list. */
+    const update = (
+      organizationId: number,
+      id: string,
+      changes: CompanyUpdate
+    ): Effect.Effect<Company, CompanyNotFound | CompanyWriteError> =>
+      Effect.gen(function* () {
+        const current = yield* sql`
+          SELECT 1 FROM companies WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+        if (current.length === 0) return yield* new CompanyNotFound({ id })
+        yield* requireMember(organizationId, changes.default_assignee_id)
+        if (changes.email_domains !== undefined) yield* requireFreeDomains(organizationId, id, changes.email_domains)
+        const columns: Record<string, unknown> = {}
+        if (changes.name !== undefined) {
+          columns.name = changes.name
+          columns.nameKey = companyNameKey(changes.name)
+          columns.searchName = fold(changes.name)
+        }
+        if (changes.default_assignee_id !== undefined) columns.defaultAssigneeId = changes.default_assignee_id
+        if (changes.email_domains !== undefined) yield* replaceDomains(organizationId, id, changes.email_domains)
+        if (Object.keys(columns).length > 0 || changes.email_domains !== undefined)
+          yield* sql`UPDATE companies SET ${sql.update({ ...columns, updatedAt: yield* now })}
+                     WHERE organization_id = ${organizationId} AND id = ${id}`
+        return (yield* findById(organizationId, id))!
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", onUniqueViolation(changes.name, changes.email_domains)),
+        Effect.withSpan("Companies.update")
+      )
+
+    /** The organization's companies whose name matches every search term, one page in the requested order. */
+    const list = (
+      organizationId: number,
+      options: { readonly search: string; readonly ordering: Ordering.Ordering<string> }
+    ) => {
+      const where = sql.and([
+        sql`c.organization_id = ${organizationId}`,
+        ...terms(options.search).map((term) => sql`c.search_name LIKE ${containsPattern(term)}`)
+      ])
+      return {
+        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM companies c WHERE ${where}`.pipe(
+          Effect.map((rows) => Number(rows[0]!.count)),
+          Effect.orDie
+        ),
+        fetch: (window: { readonly limit: number; readonly offset: number }) =>
+          sql<CompanyRow>`${select} WHERE ${where}
+            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+            Effect.map((rows) => rows.map(toCompany)),
+            Effect.orDie
+          )
+      }
+    }
+
+    return { findById, create, update, list } as const
+  })
+}) {}

@@ -1,0 +1,258 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Effect } from "effect"
+import { CompanyNotFound } from "../Companies/CompanyErrors.js"
+import { domainOfEmail } from "../Companies/EmailDomain.js"
+import * as Ordering from "../Http/Ordering.js"
+import { containsPattern, fold, terms } from "../Search/SearchText.js"
+import type { Customer, CustomerCreate, CustomerUpdate } from "./Customer.js"
+import { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from "./CustomerErrors.js"
+
+/** Orderings of the customer list. */
+export const CustomerOrdering = Ordering.make({
+  columns: { id: "c.id", name: "lower(c.name)", email: "c.email_key", created_at: "c.created_at" },
+  defaults: ["-id"],
+  tieBreaker: "c.id"
+})
+
+interface CustomerRow {
+  readonly id: string
+  readonly name: string
+  readonly email: string
+  readonly isSpam: boolean
+  readonly isCompanyManager: boolean
+  readonly companyId: string | null
+  readonly companyName: string | null
+}
+
+const toCustomer = (row: CustomerRow): Customer => ({
+  id: Number(row.id),
+  name: row.name,
+  email: row.email,
+  is_spam: row.isSpam,
+  company: row.companyId === null ? null : { id: row.companyId, name: row.companyName ?? "" },
+  is_company_manager: row.isCompanyManager
+})
+
+/** An address as stored: trimmed, its domain lower-cased (the local part keeps its case, as people typed it). */
+export const normalizeCustomerEmail = (email: string): string => {
+  const value = email.trim()
+  const at = value.lastIndexOf("@")
+  return at < 0 ? value : `${value.slice(0, at)}@${value.slice(at + 1).toLowerCase()}`
+}
+
+/** The key under which customer addresses are unique in an organization: the whole address lower-cased. */
+export const customerEmailKey = (email: string): string => email.trim().toLowerCase()
+
+const searchText = (name: string, email: string) => fold(`${name} ${email}`)
+
+/** Filters of the customer list. */
+export interface CustomerFilter {
+  /** Every whitespace-separated term must occur in the name or the e-mail address (case and accents ignored). */
+  readonly search?: string
+  /** Only members of this company (a UUID), or only customers without a company (`null`). */
+  readonly companyId?: string | null
+  readonly isSpam?: boolean
+  /**
+   * Suggested members of this company (a UUID): customers without a company whose address is at one of the
+   * company's e-mail domains.
+   */
+  readonly suggestedFor?: string
+}
+
+/**
+ * Customers (requesters) of organizations: e-mail addresses unique per organization ignoring case, at most one
+ * company of the same organization (docs/decisions/0552-customers.md).
+ */
+export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Customers", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const select = sql`
+      SELECT c.id, c.name, c.email, c.is_spam, c.is_company_manager, c.company_id, co.name AS company_name
+      FROM customers c LEFT JOIN companies co ON co.id = c.company_id`
+
+    const now = Effect.map(
+      Effect.clockWith((clock) => clock.currentTimeMillis),
+      (ms) => new Date(ms)
+    )
+
+    /** The customer with this id in the organization, or undefined (another organization's is not found). */
+    const findById = (organizationId: number, id: number): Effect.Effect<Customer | undefined> =>
+      sql<CustomerRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toCustomer(rows[0]))),
+        Effect.orDie,
+        Effect.withSpan("Customers.findById")
+      )
+
+    /** The customer with this e-mail address (compared ignoring case) in the organization, or undefined. */
+    const findByEmail = (organizationId: number, email: string): Effect.Effect<Customer | undefined> =>
+      sql<CustomerRow>`${select}
+        WHERE c.organization_id = ${organizationId} AND c.email_key = ${customerEmailKey(email)}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toCustomer(rows[0]))),
+        Effect.orDie,
+        Effect.withSpan("Customers.findByEmail")
+      )
+
+    /**
+     * The customer with this e-mail address (compared ignoring case), created when new. A given name fills an
+     * empty one but never replaces a name the customer has. `email` must be a valid address (validate it
+     * first); `name` is cut to 255 characters. Runs inside the caller's transaction when there is one.
+     */
+    const findOrCreateByEmail = (
+      organizationId: number,
+      input: { readonly email: string; readonly name?: string | undefined }
+    ): Effect.Effect<Customer> => {
+      const email = normalizeCustomerEmail(input.email)
+      const name = [...(input.name ?? "").trim()].slice(0, 255).join("")
+      return Effect.gen(function* () {
+        const rows = yield* sql<{ readonly id: string }>`
+          INSERT INTO customers ${sql.insert({
+            organizationId,
+            name,
+            email,
+            emailKey: customerEmailKey(email),
+            emailDomain: domainOfEmail(email),
+            searchText: searchText(name, email)
+          })}
+          ON CONFLICT (organization_id, email_key) DO UPDATE
+            SET name = EXCLUDED.name, search_text = EXCLUDED.search_text, updated_at = now()
+            WHERE customers.name = '' AND EXCLUDED.name <> ''
+          RETURNING id`
+        if (rows[0] !== undefined) return (yield* findById(organizationId, Number(rows[0].id)))!
+        return (yield* findByEmail(organizationId, email))!
+      }).pipe(Effect.orDie, Effect.withSpan("Customers.findOrCreateByEmail"))
+    }
+
+    const requireCompany = (organizationId: number, companyId: string) =>
+      sql`SELECT 1 FROM companies WHERE organization_id = ${organizationId} AND id = ${companyId}`.pipe(
+        Effect.flatMap((rows) => (rows.length === 0 ? new CompanyNotFound({ id: companyId }) : Effect.void))
+      )
+
+    const emailTaken = (email: string | undefined) => (error: SqlError.SqlError) => {
+      const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
+      return cause?.code === "23505" && cause.constraint === "customers_email_unique" && email !== undefined
+        ? Effect.fail(new CustomerEmailTaken({ email }))
+        : Effect.die(error)
+    }
+
+    /** Creates a customer. */
+    const create = (
+      organizationId: number,
+      input: CustomerCreate
+    ): Effect.Effect<Customer, CustomerEmailTaken | CompanyNotFound | ManagerWithoutCompany> => {
+      const email = normalizeCustomerEmail(input.email)
+      const name = input.name ?? ""
+      const companyId = input.company_id ?? null
+      return Effect.gen(function* () {
+        if (companyId !== null) yield* requireCompany(organizationId, companyId)
+        if (input.is_company_manager === true && companyId === null) return yield* new ManagerWithoutCompany()
+        const rows = yield* sql<{ readonly id: string }>`
+          INSERT INTO customers ${sql.insert({
+            organizationId,
+            name,
+            email,
+            emailKey: customerEmailKey(email),
+            emailDomain: domainOfEmail(email),
+            searchText: searchText(name, email),
+            isSpam: input.is_spam ?? false,
+            companyId,
+            isCompanyManager: input.is_company_manager ?? false
+          })}
+          RETURNING id`
+        return (yield* findById(organizationId, Number(rows[0]!.id)))!
+      }).pipe(Effect.catchTag("SqlError", emailTaken(email)), Effect.withSpan("Customers.create"))
+    }
+
+    /**
+     * Applies changes. Moving a customer to another company, or out of any, ends their being a manager unless the
+     * same request says otherwise; `is_company_manager: true` needs a company.
+     */
+    const update = (
+      organizationId: number,
+      id: number,
+      changes: CustomerUpdate
+    ): Effect.Effect<Customer, CustomerNotFound | CustomerEmailTaken | CompanyNotFound | ManagerWithoutCompany> =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{
+          readonly name: string
+          readonly email: string
+          readonly companyId: string | null
+          readonly isCompanyManager: boolean
+        }>`SELECT name, email, company_id, is_company_manager FROM customers
+           WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+        const current = rows[0]
+        if (current === undefined) return yield* new CustomerNotFound({ id })
+        const companyId = changes.company_id === undefined ? current.companyId : changes.company_id
+        if (changes.company_id !== undefined && changes.company_id !== null && changes.company_id !== current.companyId)
+          yield* requireCompany(organizationId, changes.company_id)
+        const isCompanyManager =
+          changes.is_company_manager ?? (companyId === current.companyId ? current.isCompanyManager : false)
+        if (isCompanyManager && companyId === null) return yield* new ManagerWithoutCompany()
+        const name = changes.name ?? current.name
+        const email = changes.email === undefined ? current.email : normalizeCustomerEmail(changes.email)
+        const columns: Record<string, unknown> = {
+          name,
+          email,
+          emailKey: customerEmailKey(email),
+          emailDomain: domainOfEmail(email),
+          searchText: searchText(name, email),
+          companyId,
+          isCompanyManager,
+          ...(changes.is_spam === undefined ? {} : { isSpam: changes.is_spam })
+        }
+        const changed =
+          name !== current.name ||
+          email !== current.email ||
+          companyId !== current.companyId ||
+          isCompanyManager !== current.isCompanyManager ||
+          changes.is_spam !== undefined
+        if (changed)
+          yield* sql`UPDATE customers SET ${sql.update({ ...columns, updatedAt: yield* now })}
+                     WHERE organization_id = ${organizationId} AND id = ${id}`
+        return (yield* findById(organizationId, id))!
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", emailTaken(changes.email)),
+        Effect.withSpan("Customers.update")
+      )
+
+    /** The organization's customers passing the filter, one page in the requested order. */
+    const list = (
+      organizationId: number,
+      options: CustomerFilter & { readonly ordering: Ordering.Ordering<string> }
+    ) => {
+      const where = sql.and([
+        sql`c.organization_id = ${organizationId}`,
+        ...terms(options.search ?? "").map((term) => sql`c.search_text LIKE ${containsPattern(term)}`),
+        ...(options.companyId === undefined
+          ? []
+          : options.companyId === null
+            ? [sql`c.company_id IS NULL`]
+            : [sql`c.company_id = ${options.companyId}`]),
+        ...(options.isSpam === undefined ? [] : [sql`c.is_spam = ${options.isSpam}`]),
+        ...(options.suggestedFor === undefined
+          ? []
+          : [
+              sql`c.company_id IS NULL`,
+              sql`c.email_domain IN (
+                SELECT domain FROM company_email_domains
+                WHERE organization_id = ${organizationId} AND company_id = ${options.suggestedFor})`
+            ])
+      ])
+      return {
+        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM customers c WHERE ${where}`.pipe(
+          Effect.map((rows) => Number(rows[0]!.count)),
+          Effect.orDie
+        ),
+        fetch: (window: { readonly limit: number; readonly offset: number }) =>
+          sql<CustomerRow>`${select} WHERE ${where}
+            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+            Effect.map((rows) => rows.map(toCustomer)),
+            Effect.orDie
+          )
+      }
+    }
+
+    return { findById, findByEmail, findOrCreateByEmail, create, update, list } as const
+  })
+}) {}

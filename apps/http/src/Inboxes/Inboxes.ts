@@ -1,0 +1,225 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Config, Effect } from "effect"
+import * as Ordering from "../Http/Ordering.js"
+import { DEFAULT_INBOX_EMAIL_DOMAIN, inboxEmailAddress } from "./EmailPrefix.js"
+import type { Inbox, InboxCreate, InboxUpdate } from "./Inbox.js"
+import { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./InboxErrors.js"
+
+/** Orderings of the inbox list (default: the default inbox first, then by name). */
+export const InboxOrdering = Ordering.make({
+  columns: {
+    is_default: "i.is_default",
+    name: "lower(i.name)",
+    email_prefix: "i.email_prefix",
+    created_at: "i.created_at"
+  },
+  defaults: ["-is_default", "name"],
+  tieBreaker: "i.id"
+})
+
+interface InboxRow {
+  readonly id: string
+  readonly name: string
+  readonly emailPrefix: string
+  readonly isDefault: boolean
+  readonly autoReplyDuringEnabled: boolean
+  readonly autoReplyOutsideEnabled: boolean
+  readonly autoReplyDuringTemplate: string
+  readonly autoReplyOutsideTemplate: string
+  readonly enableInactivityReminders: boolean
+  readonly enableAutoCloseInactiveTickets: boolean
+  readonly ownMaxInactivityPeriod: number | null
+  readonly ownInactivityReminderPeriod: number | null
+  readonly orgMaxInactivityPeriod: number
+  readonly orgInactivityReminderPeriod: number
+  readonly signature: string
+  readonly emailFromName: string
+  readonly customerInteractionStyle: Inbox["customer_interaction_style"]
+  readonly createdAt: Date
+  readonly updatedAt: Date
+  readonly publicId: string
+}
+
+/** Name and prefix of the inbox provisioned for an organization that has none when a default is needed. */
+export const PROVISIONED_INBOX = { name: "Support", emailPrefix: "support" } as const
+
+const isUniqueViolation = (error: SqlError.SqlError, constraint?: string) => {
+  const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
+  return cause?.code === "23505" && (constraint === undefined || cause.constraint === constraint)
+}
+
+/**
+ * The inboxes of organizations: their settings, the one default inbox each organization has, and the address
+ * derived from the e-mail prefix (docs/decisions/0551-inboxes.md).
+ */
+export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const domain = yield* Config.string("INBOX_EMAIL_DOMAIN").pipe(
+      Config.withDefault(DEFAULT_INBOX_EMAIL_DOMAIN),
+      Effect.map((value) => value.trim().toLowerCase() || DEFAULT_INBOX_EMAIL_DOMAIN),
+      Effect.orDie
+    )
+
+    const toInbox = (row: InboxRow): Inbox => ({
+      id: Number(row.id),
+      name: row.name,
+      email_prefix: row.emailPrefix,
+      inbox_email_address: inboxEmailAddress(row.emailPrefix, row.publicId, domain),
+      channel_connections: [],
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+      is_default: row.isDefault,
+      auto_reply_during_enabled: row.autoReplyDuringEnabled,
+      auto_reply_outside_enabled: row.autoReplyOutsideEnabled,
+      auto_reply_during_template: row.autoReplyDuringTemplate,
+      auto_reply_outside_template: row.autoReplyOutsideTemplate,
+      enable_inactivity_reminders: row.enableInactivityReminders,
+      enable_auto_close_inactive_tickets: row.enableAutoCloseInactiveTickets,
+      customer_max_inactivity_period: row.ownMaxInactivityPeriod ?? row.orgMaxInactivityPeriod,
+      customer_inactivity_reminder_period: row.ownInactivityReminderPeriod ?? row.orgInactivityReminderPeriod,
+      customer_max_inactivity_period_inherited: row.ownMaxInactivityPeriod === null,
+      customer_inactivity_reminder_period_inherited: row.ownInactivityReminderPeriod === null,
+      signature: row.signature,
+      email_from_name: row.emailFromName,
+      customer_interaction_style: row.customerInteractionStyle
+    })
+
+    const select = sql`
+      SELECT i.*, i.customer_max_inactivity_period AS own_max_inactivity_period,
+             i.customer_inactivity_reminder_period AS own_inactivity_reminder_period,
+             o.customer_max_inactivity_period AS org_max_inactivity_period,
+             o.customer_inactivity_reminder_period AS org_inactivity_reminder_period,
+             o.public_id
+      FROM inboxes i JOIN organizations o ON o.id = i.organization_id`
+
+    const now = Effect.map(
+      Effect.clockWith((clock) => clock.currentTimeMillis),
+      (ms) => new Date(ms)
+    )
+
+    /** The inbox with this id in the organization, or undefined (another organization's inbox is not found). */
+    const findById = (organizationId: number, id: number): Effect.Effect<Inbox | undefined> =>
+      sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId} AND i.id = ${id}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toInbox(rows[0]))),
+        Effect.orDie,
+        Effect.withSpan("Inboxes.findById")
+      )
+
+    // Moving the default flag is serialised per organization on its row, so two concurrent moves never both
+    // find "no other default" and trip the partial unique index.
+    const lockOrganization = (organizationId: number) =>
+      sql`SELECT 1 FROM organizations WHERE id = ${organizationId} FOR NO KEY UPDATE`
+
+    const hasInboxes = (organizationId: number) =>
+      sql`SELECT 1 FROM inboxes WHERE organization_id = ${organizationId} LIMIT 1`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    const columnsOf = (changes: Partial<InboxUpdate>): Record<string, unknown> => {
+      const out: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === undefined || key === "is_default") continue
+        out[key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] = value
+      }
+      return out
+    }
+
+    const prefixTaken = (emailPrefix: string) => (error: SqlError.SqlError) =>
+      isUniqueViolation(error, "inboxes_email_prefix_idx")
+        ? Effect.fail(new EmailPrefixTaken({ emailPrefix }))
+        : Effect.die(error)
+
+    /**
+     * Creates an inbox. The organization's first inbox is its default whatever `is_default` says; a later one
+     * with `is_default: true` takes the flag from the previous default.
+     */
+    const create = (organizationId: number, input: InboxCreate): Effect.Effect<Inbox, EmailPrefixTaken> =>
+      Effect.gen(function* () {
+        yield* lockOrganization(organizationId)
+        const first = !(yield* hasInboxes(organizationId))
+        const isDefault = first || input.is_default === true
+        if (isDefault && !first)
+          yield* sql`UPDATE inboxes SET is_default = false, updated_at = ${yield* now}
+                     WHERE organization_id = ${organizationId} AND is_default`
+        const rows = yield* sql<{ readonly id: string }>`
+          INSERT INTO inboxes ${sql.insert({ ...columnsOf(input), organizationId, isDefault })}
+          RETURNING id`
+        return (yield* findById(organizationId, Number(rows[0]!.id)))!
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", prefixTaken(input.email_prefix)),
+        Effect.withSpan("Inboxes.create")
+      )
+
+    /**
+     * Applies changes. `is_default: true` moves the flag here from the previous default in one transaction;
+     * `is_default: false` on the default inbox is refused (make another inbox the default instead).
+     */
+    const update = (
+      organizationId: number,
+      id: number,
+      changes: InboxUpdate
+    ): Effect.Effect<Inbox, InboxNotFound | EmailPrefixTaken | DefaultInboxRequired> =>
+      Effect.gen(function* () {
+        yield* lockOrganization(organizationId)
+        const current = yield* findById(organizationId, id)
+        if (current === undefined) return yield* new InboxNotFound({ id })
+        if (changes.is_default === false && current.is_default) return yield* new DefaultInboxRequired({ id })
+        const at = yield* now
+        if (changes.is_default === true && !current.is_default) {
+          yield* sql`UPDATE inboxes SET is_default = false, updated_at = ${at}
+                     WHERE organization_id = ${organizationId} AND is_default`
+          yield* sql`UPDATE inboxes SET is_default = true WHERE id = ${id}`
+        }
+        const columns = columnsOf(changes)
+        const touched = Object.keys(columns).length > 0 || (changes.is_default === true && !current.is_default)
+        if (touched)
+          yield* sql`UPDATE inboxes SET ${sql.update({ ...columns, updatedAt: at })}
+                     WHERE organization_id = ${organizationId} AND id = ${id}`
+        return (yield* findById(organizationId, id))!
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", prefixTaken(changes.email_prefix ?? "")),
+        Effect.withSpan("Inboxes.update")
+      )
+
+    /**
+     * The organization's default inbox. An organization without inboxes gets one first ("Support", prefix
+     * `support`), so a ticket always has an inbox to land in.
+     */
+    const defaultFor = (organizationId: number): Effect.Effect<Inbox> =>
+      Effect.gen(function* () {
+        const existing = yield* sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId} AND i.is_default`
+        if (existing[0] !== undefined) return toInbox(existing[0])
+        // Only an organization without inboxes lacks a default; concurrent provisioners insert one row between them.
+        yield* sql`
+          INSERT INTO inboxes ${sql.insert({
+            organizationId,
+            name: PROVISIONED_INBOX.name,
+            emailPrefix: PROVISIONED_INBOX.emailPrefix,
+            isDefault: true
+          })}
+          ON CONFLICT DO NOTHING`
+        const rows = yield* sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId} AND i.is_default`
+        return toInbox(rows[0]!)
+      }).pipe(Effect.orDie, Effect.withSpan("Inboxes.defaultFor"))
+
+    /** The organization's inboxes, one page in the requested order. */
+    const list = (organizationId: number, ordering: Ordering.Ordering<string>) => ({
+      count: sql<{ readonly count: string }>`
+        SELECT count(*) AS count FROM inboxes WHERE organization_id = ${organizationId}`.pipe(
+        Effect.map((rows) => Number(rows[0]!.count)),
+        Effect.orDie
+      ),
+      fetch: (window: { readonly limit: number; readonly offset: number }) =>
+        sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId}
+          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+          Effect.map((rows) => rows.map(toInbox)),
+          Effect.orDie
+        )
+    })
+
+    return { findById, defaultFor, create, update, list } as const
+  })
+}) {}
