@@ -13,9 +13,12 @@ const instantOf = (at: Date): number => {
   return t
 }
 
-/** Inside the table's window (with room for a few days either side) the table's offset bounds hold. */
+/**
+ * Inside the table's window, with six days either side, every wall time a query near `instant` resolves
+ * comes from the table, so the table's offset bounds hold; elsewhere ±26 h is assumed.
+ */
 const innerWindow = (zone: ZoneTable, instant: number): boolean =>
-  instant >= zone.windowStart + 3 * DAY_MS && instant < zone.windowEnd - 3 * DAY_MS
+  instant >= zone.windowStart + 6 * DAY_MS && instant < zone.windowEnd - 6 * DAY_MS
 
 /**
  * The intervals containing `t`: when `widest` is false, the end of the first one found, else the

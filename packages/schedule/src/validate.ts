@@ -39,14 +39,21 @@ const ZONE_EXAMPLE = "Use an IANA time zone name such as Europe/Berlin or Americ
 
 /** The canonical name of an IANA time zone, or `undefined` when `Intl` does not know it. */
 export const canonicalTimeZone = (timeZone: string): string | undefined => {
+  const cached = canonicalNames.get(timeZone)
+  if (cached !== undefined) return cached
   // Offsets such as "+05:00" are not IANA names, whatever the runtime accepts.
   if (!/^[A-Za-z]/.test(timeZone)) return undefined
   try {
-    return dayHourMinuteFormat(timeZone).resolvedOptions().timeZone
+    const canonical = dayHourMinuteFormat(timeZone).resolvedOptions().timeZone
+    if (canonicalNames.size >= 1024) canonicalNames.clear()
+    canonicalNames.set(timeZone, canonical)
+    return canonical
   } catch {
     return undefined
   }
 }
+
+const canonicalNames = new Map<string, string>()
 
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2}))?$/
 

@@ -118,7 +118,7 @@ describe("isOpenAt and nextOpenAfter agree with a brute-force Temporal reference
           }
         }
       }),
-      { numRuns: 120 }
+      { numRuns: 90 }
     )
   })
 })
@@ -160,7 +160,7 @@ describe("no search cap", () => {
         const schedule = compileSchedule(input)
         expect(nextOpenAfter(schedule, new Date(t))?.toISOString()).toBe(new Date(expected).toISOString())
       }),
-      { numRuns: 150 }
+      { numRuns: 100 }
     )
   })
 })
