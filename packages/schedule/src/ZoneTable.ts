@@ -208,7 +208,7 @@ const findTransition = (
   let low = from
   let high = to
   while (high - low > 60_000) {
-    const mid = low + Math.floor((high - low) / 120_000) * 60_000
+    const mid = low + Math.max(60_000, Math.floor((high - low) / 120_000) * 60_000)
     if (probe(mid) === before) low = mid
     else high = mid
   }

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Temporal } from "temporal-polyfill"
+import { buildZoneTable, offsetAt, resolveWallTime } from "../src/ZoneTable.js"
+import { transitionsBetween } from "./reference.js"
+
+const ZONES = [
+  "America/New_York",
+  "Australia/Lord_Howe",
+  "America/Santiago",
+  "Africa/Casablanca",
+  "Asia/Gaza",
+  "America/Sao_Paulo",
+  "Pacific/Apia",
+  "Asia/Kolkata"
+]
+
+describe("the zone offset table", () => {
+  it.each(ZONES)("lists exactly the transitions Temporal knows in %s, 2010–2040", (zone) => {
+    const table = buildZoneTable(zone, 2010, 2040)
+    const expected = transitionsBetween(zone, table.windowStart, table.windowEnd)
+    expect(Array.from(table.transitions).map((t) => new Date(t).toISOString())).toEqual(
+      expected.map((t) => new Date(t).toISOString())
+    )
+    for (let i = 0; i < expected.length; i++) {
+      const t = expected[i]!
+      const before = Temporal.Instant.fromEpochMilliseconds(t - 1).toZonedDateTimeISO(zone).offsetNanoseconds / 1e6
+      const after = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone).offsetNanoseconds / 1e6
+      expect([offsetAt(table, t - 1), offsetAt(table, t)]).toEqual([before, after])
+    }
+  })
+
+  it("resolves wall times the compatible way inside and outside its window", () => {
+    const table = buildZoneTable("America/New_York", 2020, 2030)
+    const wall = (iso: string) => Date.parse(`${iso}Z`)
+    for (const [local, instant] of [
+      ["2024-03-10T02:30:00", "2024-03-10T07:30:00Z"], // gap: forward by an hour
+      ["2024-11-03T01:30:00", "2024-11-03T05:30:00Z"], // repeated: the earlier one
+      ["2024-11-03T02:00:00", "2024-11-03T07:00:00Z"],
+      ["2035-03-11T02:30:00", "2035-03-11T07:30:00Z"], // outside the window: from Intl
+      ["2035-11-04T01:30:00", "2035-11-04T05:30:00Z"],
+      ["1999-04-04T02:30:00", "1999-04-04T07:30:00Z"]
+    ] as const) {
+      expect(new Date(resolveWallTime(table, wall(local))).toISOString(), local).toBe(new Date(instant).toISOString())
+    }
+  })
+})
