@@ -48,6 +48,7 @@ export interface TicketView extends DeliveryFields {
   readonly assignee: UserRef | null
   readonly kind: TicketKind
   readonly summary: string
+  /** Customer-visible messages from either side (merged-in ones included); internal notes do not count. */
   readonly customerVisibleReplyCount: number
   readonly status: TicketStatus
   readonly classification: Classification
