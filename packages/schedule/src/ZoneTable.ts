@@ -164,8 +164,10 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
   const offsets: Array<number> = []
   let current = probe(windowStart)
   offsets.push(current)
+  // UTC and the Etc/ zones are fixed offsets by definition: one reading is the whole table.
+  const fixed = timeZone === "UTC" || timeZone.startsWith("Etc/")
   let at = windowStart
-  const last = windowEnd - 60_000
+  const last = fixed ? windowStart : windowEnd - 60_000
   while (at < last) {
     const next = Math.min(at + step, last)
     const nextOffset = probe(next)
