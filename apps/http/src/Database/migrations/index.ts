@@ -2,6 +2,7 @@ import type { SqlClient } from "@effect/sql"
 import type { Effect } from "effect"
 import createEventStore from "./0001_create_event_store.js"
 import createTicketReadModels from "./0002_create_ticket_read_models.js"
+import identity from "./0010_identity.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -9,5 +10,6 @@ import createTicketReadModels from "./0002_create_ticket_read_models.js"
  */
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_create_event_store": createEventStore,
-  "0002_create_ticket_read_models": createTicketReadModels
+  "0002_create_ticket_read_models": createTicketReadModels,
+  "0010_identity": identity
 }

@@ -1,0 +1,270 @@
+import { ParseResult, Schema, SchemaAST } from "effect"
+
+/**
+ * Body field schemas with Django REST Framework semantics and messages.
+ *
+ * Each field decodes from `unknown`, so one schema serves JSON, form and multipart bodies alike: form values are
+ * strings, so booleans accept `true/false/1/0/yes/no` (any case) and integers accept digit strings, in JSON too,
+ * as DRF does. A failure carries a human message ("Ensure this field has no more than 255 characters.") that
+ * `RequestBody` puts under the field's name. Each field declares its JSON Schema, so `/openapi.json` shows the
+ * accepted type rather than "anything".
+ *
+ * Use them inside `Schema.Struct`; wrap fields that may be omitted (every field of a PATCH) in {@link optional}.
+ */
+
+/** Marks list fields, so form bodies wrap a single `key=value` into a one-element list. */
+export const ListFieldId: unique symbol = Symbol.for("@helpdesk/http/Fields/List")
+
+type JsonSchema = Record<string, unknown>
+
+/** A field from a parse function returning the value or an error message. */
+export const make = <A>(
+  to: Schema.Schema<A>,
+  jsonSchema: JsonSchema,
+  parse: (input: unknown) => { readonly ok: true; readonly value: A } | { readonly ok: false; readonly message: string }
+): Schema.Schema<A, unknown> =>
+  Schema.transformOrFail(Schema.Unknown, to, {
+    strict: true,
+    decode: (input, _, ast) => {
+      if (input === null) return ParseResult.fail(new ParseResult.Type(ast, input, "This field may not be null."))
+      const result = parse(input)
+      return result.ok
+        ? ParseResult.succeed(result.value)
+        : ParseResult.fail(new ParseResult.Type(ast, input, result.message))
+    },
+    encode: ParseResult.succeed
+  }).annotations({ jsonSchema })
+
+const ok = <A>(value: A) => ({ ok: true as const, value })
+const fail = (message: string) => ({ ok: false as const, message })
+
+/** Options of a text field. Strings are trimmed first, as DRF does. */
+export interface TextOptions {
+  readonly maxLength: number
+  readonly minLength?: number
+  /** `""` is accepted (the default for optional settings). */
+  readonly allowBlank?: boolean
+  readonly description?: string
+}
+
+const textValue = (input: unknown): string | undefined =>
+  typeof input === "string"
+    ? input.trim()
+    : typeof input === "number" && Number.isFinite(input)
+      ? String(input)
+      : undefined
+
+const checkLength = (value: string, options: TextOptions) => {
+  if (value === "" && !options.allowBlank) return fail("This field may not be blank.")
+  if ([...value].length > options.maxLength)
+    return fail(`Ensure this field has no more than ${options.maxLength} characters.`)
+  if (options.minLength !== undefined && value !== "" && [...value].length < options.minLength)
+    return fail(`Ensure this field has at least ${options.minLength} characters.`)
+  return ok(value)
+}
+
+/** A string, trimmed, with a maximum length counted in characters (code points). */
+export const text = (options: TextOptions) =>
+  make(
+    Schema.String,
+    {
+      type: "string",
+      maxLength: options.maxLength,
+      ...(options.allowBlank ? {} : { minLength: 1 }),
+      ...(options.description ? { description: options.description } : {})
+    },
+    (input) => {
+      const value = textValue(input)
+      return value === undefined ? fail("Not a valid string.") : checkLength(value, options)
+    }
+  )
+
+// The HTML living standard's e-mail grammar (what browsers accept in <input type=email>), plus a dot in the domain.
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/
+
+/** True when `value` is an e-mail address the service accepts. */
+export const isEmail = (value: string): boolean => EMAIL.test(value)
+
+/** An e-mail address (at most 254 characters unless told otherwise); the domain is lower-cased. */
+export const email = (options: { readonly maxLength?: number; readonly allowBlank?: boolean } = {}) => {
+  const opts: TextOptions = { maxLength: options.maxLength ?? 254, allowBlank: options.allowBlank ?? false }
+  return make(
+    Schema.String,
+    { type: "string", format: "email", maxLength: opts.maxLength, ...(opts.allowBlank ? {} : { minLength: 1 }) },
+    (input) => {
+      const value = textValue(input)
+      if (value === undefined) return fail("Not a valid string.")
+      const length = checkLength(value, opts)
+      if (!length.ok || value === "") return length
+      if (!isEmail(value)) return fail("Enter a valid email address.")
+      const at = value.lastIndexOf("@")
+      return ok(`${value.slice(0, at)}@${value.slice(at + 1).toLowerCase()}`)
+    }
+  )
+}
+
+/** An absolute `http`/`https` URL (at most 200 characters unless told otherwise, as DRF's URLField). */
+export const url = (options: { readonly maxLength?: number; readonly allowBlank?: boolean } = {}) => {
+  const opts: TextOptions = { maxLength: options.maxLength ?? 200, allowBlank: options.allowBlank ?? false }
+  return make(
+    Schema.String,
+    { type: "string", format: "uri", maxLength: opts.maxLength, ...(opts.allowBlank ? {} : { minLength: 1 }) },
+    (input) => {
+      const value = textValue(input)
+      if (value === undefined) return fail("Not a valid string.")
+      const length = checkLength(value, opts)
+      if (!length.ok || value === "") return length
+      try {
+        const parsed = new URL(value)
+        if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "") return ok(value)
+      } catch {
+        // falls through to the message
+      }
+      return fail("Enter a valid URL (http:// or https://).")
+    }
+  )
+}
+
+const TRUE = new Set(["true", "1", "yes"])
+const FALSE = new Set(["false", "0", "no"])
+
+/** The string values a boolean field accepts (any case), besides JSON `true`/`false`. */
+export const parseBooleanText = (value: string): boolean | undefined => {
+  const folded = value.trim().toLowerCase()
+  return TRUE.has(folded) ? true : FALSE.has(folded) ? false : undefined
+}
+
+/** A boolean: JSON `true`/`false`, `1`/`0`, or the strings `true/false/1/0/yes/no` in any case. */
+export const boolean = make(Schema.Boolean, { type: "boolean" }, (input) => {
+  if (typeof input === "boolean") return ok(input)
+  if (input === 1 || input === 0) return ok(input === 1)
+  const parsed = typeof input === "string" ? parseBooleanText(input) : undefined
+  return parsed === undefined ? fail("Must be a valid boolean (true/false, 1/0 or yes/no).") : ok(parsed)
+})
+
+/** Options of an integer field. */
+export interface IntegerOptions {
+  readonly minimum?: number
+  readonly maximum?: number
+  readonly description?: string
+}
+
+/** An integer: a JSON number without fraction, or a string of digits with an optional sign. */
+export const integer = (options: IntegerOptions = {}) =>
+  make(
+    Schema.Int,
+    {
+      type: "integer",
+      ...(options.minimum !== undefined ? { minimum: options.minimum } : {}),
+      ...(options.maximum !== undefined ? { maximum: options.maximum } : {}),
+      ...(options.description ? { description: options.description } : {})
+    },
+    (input) => {
+      const value =
+        typeof input === "number"
+          ? input
+          : typeof input === "string" && /^\s*[-+]?\d+(\.0*)?\s*$/.test(input)
+            ? Number(input)
+            : Number.NaN
+      if (!Number.isSafeInteger(value)) return fail("A valid integer is required.")
+      if (options.minimum !== undefined && value < options.minimum)
+        return fail(`Ensure this value is greater than or equal to ${options.minimum}.`)
+      if (options.maximum !== undefined && value > options.maximum)
+        return fail(`Ensure this value is less than or equal to ${options.maximum}.`)
+      return ok(value)
+    }
+  )
+
+/** One of a fixed set of strings. */
+export const choice = <const Values extends ReadonlyArray<string>>(values: Values) =>
+  make(Schema.Literal(...values), { type: "string", enum: [...values] }, (input) =>
+    typeof input === "string" && (values as ReadonlyArray<string>).includes(input)
+      ? ok(input as Values[number])
+      : fail(`"${String(input)}" is not a valid choice. Allowed: ${values.join(", ")}.`)
+  )
+
+const LANGUAGE_TAG = /^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{1,8})*$/
+
+/** Canonical form of a BCP 47 language tag (`pt-br` → `pt-BR`), or undefined when it is not one. */
+export const canonicalLanguageTag = (value: string): string | undefined => {
+  if (!LANGUAGE_TAG.test(value)) return undefined
+  try {
+    const [canonical] = Intl.getCanonicalLocales(value)
+    return canonical
+  } catch {
+    return undefined
+  }
+}
+
+/** A BCP 47 language tag starting with an ISO 639 language code (`en`, `pt-BR`), stored in canonical case. */
+export const languageTag = make(
+  Schema.String,
+  { type: "string", pattern: LANGUAGE_TAG.source, description: "BCP 47 language tag, e.g. `en` or `pt-BR`." },
+  (input) => {
+    const canonical = typeof input === "string" ? canonicalLanguageTag(input.trim()) : undefined
+    return canonical === undefined
+      ? fail(`"${String(input)}" is not a valid language code. Use a BCP 47 tag such as "en" or "pt-BR".`)
+      : ok(canonical)
+  }
+)
+
+/** A list: a JSON array, or a repeated key in a form body (`ids=a&ids=b`). */
+export const list = <A>(item: Schema.Schema<A, unknown>, options: { readonly maxItems?: number } = {}) =>
+  Schema.transformOrFail(Schema.Unknown, Schema.Array(Schema.typeSchema(item)), {
+    strict: true,
+    decode: (input, parseOptions, ast) => {
+      if (input === null) return ParseResult.fail(new ParseResult.Type(ast, input, "This field may not be null."))
+      if (!Array.isArray(input))
+        return ParseResult.fail(
+          new ParseResult.Type(ast, input, `Expected a list of items but got type "${typeof input}".`)
+        )
+      if (options.maxItems !== undefined && input.length > options.maxItems)
+        return ParseResult.fail(
+          new ParseResult.Type(ast, input, `Ensure this field has no more than ${options.maxItems} elements.`)
+        )
+      return ParseResult.decodeUnknown(Schema.Array(item))(input, parseOptions)
+    },
+    encode: ParseResult.succeed
+  }).annotations({
+    [ListFieldId]: true,
+    jsonSchema: { type: "array", ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}) }
+  })
+
+/** A field that also accepts `null`. */
+export const nullable = <A>(field: Schema.Schema<A, unknown>) =>
+  Schema.transformOrFail(Schema.Unknown, Schema.NullOr(Schema.typeSchema(field)), {
+    strict: true,
+    decode: (input, options) =>
+      input === null ? ParseResult.succeed(null) : ParseResult.decodeUnknown(field)(input, options),
+    encode: ParseResult.succeed
+  }).annotations({
+    jsonSchema: { anyOf: [{ type: "null" }, jsonSchemaOf(field)] },
+    [ListFieldId]: field.ast.annotations[ListFieldId] === true
+  })
+
+const jsonSchemaOf = (field: Schema.Schema.Any): JsonSchema => {
+  const annotation = field.ast.annotations[SchemaAST.JSONSchemaAnnotationId]
+  return (annotation as JsonSchema | undefined) ?? {}
+}
+
+/** True when the schema of a body property is a list field (through `optional` and `nullable`). */
+export const isListField = (ast: SchemaAST.AST): boolean => {
+  if (ast.annotations[ListFieldId] === true) return true
+  switch (ast._tag) {
+    case "Union":
+      return ast.types.some(isListField)
+    case "Suspend":
+      return isListField(ast.f())
+    case "Refinement":
+      return isListField(ast.from)
+    default:
+      return false
+  }
+}
+
+/**
+ * A field that may be omitted. Exact (no `undefined` member), so a bad value gets only the field's own message
+ * and not also "Expected undefined".
+ */
+export const optional = <A>(field: Schema.Schema<A, unknown>) => Schema.optionalWith(field, { exact: true })

@@ -1,0 +1,115 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { NotFound, ValidationError } from "./Errors.js"
+import { requestUrl } from "./Links.js"
+import * as Query from "./Query.js"
+
+/**
+ * Page-number pagination with the `count/next/previous/results` envelope.
+ *
+ * `page` is 1-based (default 1); `page_size` defaults to {@link DEFAULT_PAGE_SIZE} and is clamped to
+ * {@link MAX_PAGE_SIZE}. A bad or past-the-end page is `404 {"detail":"Invalid page."}`; a bad `page_size`
+ * is `400 {"page_size":["A valid integer is required."]}`. `next`/`previous` are absolute and keep the other
+ * query parameters.
+ */
+
+export const DEFAULT_PAGE_SIZE = 25
+export const MAX_PAGE_SIZE = 100
+
+/** Query parameters to spread into an endpoint's `setUrlParams` struct. */
+export const params = {
+  page: Query.param("A page number within the paginated result set (1-based, default 1)."),
+  page_size: Query.param(
+    `Number of results per page (default ${DEFAULT_PAGE_SIZE}, maximum ${MAX_PAGE_SIZE}; larger values are clamped).`
+  )
+}
+
+/** A requested page. */
+export interface PageRequest {
+  readonly page: number
+  readonly pageSize: number
+  readonly limit: number
+  readonly offset: number
+}
+
+/** The paginated envelope schema of an item schema. */
+export const Envelope = <A, I, R>(item: Schema.Schema<A, I, R>) =>
+  Schema.Struct({
+    count: Schema.Int.annotations({ description: "Number of results across all pages." }),
+    next: Schema.NullOr(Schema.String).annotations({ description: "Absolute URL of the next page, or null." }),
+    previous: Schema.NullOr(Schema.String).annotations({
+      description: "Absolute URL of the previous page, or null."
+    }),
+    results: Schema.Array(item)
+  })
+
+/** A page of results, as the envelope carries it. */
+export interface Page<A> {
+  readonly count: number
+  readonly next: string | null
+  readonly previous: string | null
+  readonly results: ReadonlyArray<A>
+}
+
+const POSITIVE_INTEGER = /^\d+$/
+
+const invalidPage = () => new NotFound({ detail: "Invalid page." })
+
+/** Parses `page` and `page_size`. */
+export const parse = (query: {
+  readonly page?: string | undefined
+  readonly page_size?: string | undefined
+}): Effect.Effect<PageRequest, NotFound | ValidationError> =>
+  Effect.gen(function* () {
+    let pageSize = DEFAULT_PAGE_SIZE
+    if (query.page_size !== undefined && query.page_size !== "") {
+      const value = query.page_size.trim()
+      if (!POSITIVE_INTEGER.test(value) || Number(value) < 1)
+        return yield* ValidationError.field("page_size", "A valid integer is required.")
+      pageSize = Math.min(Number(value), MAX_PAGE_SIZE)
+    }
+    let page = 1
+    if (query.page !== undefined) {
+      const value = query.page.trim()
+      if (!POSITIVE_INTEGER.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value)))
+        return yield* invalidPage()
+      page = Number(value)
+    }
+    return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize }
+  })
+
+const pageLink = (request: HttpServerRequest.HttpServerRequest, page: number): string => {
+  const url = requestUrl(request)
+  // As DRF: the link to the first page drops `page` rather than saying `page=1`.
+  if (page === 1) url.searchParams.delete("page")
+  else url.searchParams.set("page", String(page))
+  return url.toString()
+}
+
+/**
+ * Runs a paginated query: counts, refuses a page past the end (page 1 of nothing is an empty page), then
+ * fetches the page with `LIMIT`/`OFFSET` and builds the envelope.
+ */
+export const paginate = <A, E, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  page: PageRequest,
+  query: {
+    readonly count: Effect.Effect<number, E, R>
+    readonly fetch: (window: {
+      readonly limit: number
+      readonly offset: number
+    }) => Effect.Effect<ReadonlyArray<A>, E, R>
+  }
+): Effect.Effect<Page<A>, E | NotFound, R> =>
+  Effect.gen(function* () {
+    const count = yield* query.count
+    const pages = Math.max(1, Math.ceil(count / page.pageSize))
+    if (page.page > pages) return yield* invalidPage()
+    const results = yield* query.fetch({ limit: page.limit, offset: page.offset })
+    return {
+      count,
+      next: page.page < pages ? pageLink(request, page.page + 1) : null,
+      previous: page.page > 1 ? pageLink(request, page.page - 1) : null,
+      results
+    }
+  })

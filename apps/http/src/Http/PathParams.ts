@@ -1,0 +1,19 @@
+import { Schema } from "effect"
+
+/**
+ * `{organization_id}`: the organization's `public_id`. Declared as a plain string so HttpApi never answers 400
+ * for it; `OrganizationAccess.require` turns a malformed or unknown id into 404.
+ */
+export const OrganizationId = Schema.String.annotations({
+  jsonSchema: { type: "string", pattern: "^[-a-zA-Z0-9_]+$", description: "The organization's `public_id`." }
+})
+
+/** Path of endpoints under `/organizations/{organization_id}/`. */
+export const OrganizationPath = Schema.Struct({ organization_id: OrganizationId })
+
+/** An integer id in a path (`{pk}`, `{ticket_id}`); parse with {@link parseIntegerId}, anything else is 404. */
+export const IntegerId = Schema.String.annotations({ jsonSchema: { type: "integer", minimum: 1 } })
+
+/** The integer an id path segment names, or undefined (answer 404) when it is not a positive integer. */
+export const parseIntegerId = (segment: string): number | undefined =>
+  /^[1-9]\d{0,15}$/.test(segment) && Number.isSafeInteger(Number(segment)) ? Number(segment) : undefined

@@ -1,0 +1,91 @@
+import { randomUUID } from "node:crypto"
+import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect } from "effect"
+import { addFieldError, type FieldErrors, NON_FIELD_ERRORS, ValidationError } from "./Errors.js"
+
+/** Paths served without the trailing slash: probes and documentation, not API resources. */
+export const UNSLASHED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"])
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  HttpServerResponse.unsafeJson(body, { status, headers })
+
+const isTagged = (u: unknown, tag: string) =>
+  typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: unknown })._tag === tag
+
+const isEmpty = (response: HttpServerResponse.HttpServerResponse) => response.body._tag === "Empty"
+
+/**
+ * Rewrites what the platform answers on its own (after the API's error encoding) into the wire shapes: an empty
+ * 404 (no route) becomes `{"detail":"Not found."}`, an empty 5xx (a defect, or an error no schema encodes)
+ * becomes the 500 body with the request id, and every 401 gets `WWW-Authenticate`.
+ */
+const finishResponse =
+  (requestId: string) =>
+  (_request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+    if (response.status === 401)
+      return Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", "X-Service-Token"))
+    if (response.status === 404 && isEmpty(response)) return Effect.succeed(json(404, { detail: "Not found." }))
+    if (response.status >= 500 && isEmpty(response))
+      return Effect.succeed(
+        json(500, { detail: "Internal server error.", request_id: requestId }, { "x-request-id": requestId })
+      )
+    return Effect.succeed(response)
+  }
+
+/**
+ * The wire conventions that apply before routing and after everything else (pass it to
+ * `HttpApiBuilder.serve`):
+ * - a path without its trailing slash: GET/HEAD → `301` to the slashed path; other methods → `404` naming it;
+ * - no route → `404 {"detail":"Not found."}`;
+ * - every `401` carries `WWW-Authenticate: X-Service-Token`;
+ * - anything unexpected → `500 {"detail":"Internal server error.","request_id":"…"}`, the cause logged under
+ *   that id.
+ *
+ * The platform writes the response before a server middleware sees it, so the rewriting is a pre-response
+ * handler, and the failure (which still reaches this middleware afterwards) is only logged here.
+ */
+export const wireConventions = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const url = new URL(request.url, "http://service")
+    if (!url.pathname.endsWith("/") && !UNSLASHED_PATHS.has(url.pathname)) {
+      const slashed = `${url.pathname}/`
+      if (request.method === "GET" || request.method === "HEAD") {
+        return HttpServerResponse.empty({ status: 301, headers: { location: `${slashed}${url.search}` } })
+      }
+      return json(404, {
+        detail: `Not found. Every path ends with a slash: ${request.method} ${slashed} (no redirect is made for ${request.method}).`
+      })
+    }
+    const requestId = randomUUID()
+    yield* HttpApp.appendPreResponseHandler(finishResponse(requestId))
+    return yield* app.pipe(
+      Effect.tapErrorCause((cause) =>
+        Cause.isInterruptedOnly(cause) || isTagged(Cause.squash(cause), "RouteNotFound")
+          ? Effect.void
+          : Effect.logError("Unexpected failure", cause).pipe(
+              Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url })
+            )
+      )
+    )
+  })
+
+/**
+ * Path, query and header decode failures of HttpApi (`HttpApiDecodeError`) as DRF field errors, so even an
+ * endpoint with a strict `setUrlParams` schema answers in the wire shape.
+ */
+export const DecodeErrorsAsFieldErrors = HttpApiBuilder.middleware(
+  (app) =>
+    Effect.catchIf(
+      app as HttpApp.Default<unknown>,
+      (error): error is HttpApiError.HttpApiDecodeError => error instanceof HttpApiError.HttpApiDecodeError,
+      (error) => {
+        const tree: Record<string, unknown> = {}
+        for (const issue of error.issues) {
+          const key = issue.path.length === 0 ? NON_FIELD_ERRORS : String(issue.path[issue.path.length - 1])
+          addFieldError(tree, [key], [issue._tag === "Missing" ? "This field is required." : issue.message])
+        }
+        return Effect.fail(new ValidationError({ errors: tree as FieldErrors }))
+      }
+    ) as HttpApp.Default<never>
+)

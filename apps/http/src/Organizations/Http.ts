@@ -1,0 +1,55 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCaller } from "../Auth/CurrentCaller.js"
+import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
+import { PermissionDenied } from "../Http/Errors.js"
+import * as Pagination from "../Http/Pagination.js"
+import * as RequestBody from "../Http/RequestBody.js"
+import { created } from "../Http/Responses.js"
+import { Organization, OrganizationCreate, OrganizationUpdate } from "./Organization.js"
+import { OrganizationOrdering, Organizations } from "./Organizations.js"
+
+/** Handlers of the `organizations` group. */
+export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>
+  Effect.gen(function* () {
+    const organizations = yield* Organizations
+    const access = yield* OrganizationAccess
+    return handlers
+      .handle("list", ({ request, urlParams }) =>
+        Effect.gen(function* () {
+          const caller = yield* CurrentCaller
+          const page = yield* Pagination.parse(urlParams)
+          const ordering = yield* OrganizationOrdering.parse(urlParams.ordering)
+          return yield* Pagination.paginate(
+            request,
+            page,
+            organizations.list({ caller, search: urlParams.search ?? "", ordering, page })
+          )
+        })
+      )
+      .handleRaw("create", ({ request }) =>
+        Effect.gen(function* () {
+          const caller = yield* CurrentCaller
+          if (caller._tag !== "Person")
+            return yield* new PermissionDenied({ detail: "Integration tokens cannot create organizations." })
+          const { name, ...settings } = yield* RequestBody.decode(request, OrganizationCreate)
+          const organization = yield* organizations.create({ name, createdBy: caller.userId, settings })
+          return yield* created(request, Organization, organization, `/organizations/${organization.public_id}/`)
+        })
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "read")
+          return yield* organizations.get(scope.organizationId)
+        })
+      )
+      .handleRaw("update", ({ path, request }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "write")
+          const changes = yield* RequestBody.decode(request, OrganizationUpdate)
+          return yield* organizations.update(scope.organizationId, changes)
+        })
+      )
+  })
+)

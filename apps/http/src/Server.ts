@@ -1,0 +1,54 @@
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer } from "effect"
+import { Api } from "./Api.js"
+import { OrganizationAccess } from "./Auth/OrganizationAccess.js"
+import { ServiceAuthLive } from "./Auth/ServiceAuth.js"
+import { Tokens } from "./Auth/Tokens.js"
+import { HealthLive } from "./Health/Http.js"
+import { DecodeErrorsAsFieldErrors, wireConventions } from "./Http/WireMiddleware.js"
+import { OrganizationsLive } from "./Organizations/Http.js"
+import { Organizations } from "./Organizations/Organizations.js"
+import { Memberships } from "./Users/Memberships.js"
+import { Users } from "./Users/Users.js"
+
+/** Repositories and services the handlers use; each needs only the `SqlClient`. */
+export const ServicesLive = Layer.mergeAll(
+  Tokens.Default,
+  Users.Default,
+  Memberships.Default,
+  Organizations.Default,
+  OrganizationAccess.Default
+)
+
+/** Every group's handlers. Register a new group's handlers here. */
+export const GroupsLive = Layer.mergeAll(HealthLive, OrganizationsLive)
+
+/** The API with its handlers and auth middleware, needing the `SqlClient`. */
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide(GroupsLive),
+  Layer.provide(ServiceAuthLive),
+  Layer.provide(ServicesLive)
+)
+
+/**
+ * The HTTP application on whichever `HttpServer` is provided: routes, `/openapi.json`, `/docs`, the wire
+ * conventions. Needs the `SqlClient` (with migrations run) and an `HttpServer`.
+ */
+export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
+  HttpApiBuilder.serve((app) =>
+    options.logRequests ? HttpMiddleware.logger(wireConventions(app)) : wireConventions(app)
+  ).pipe(
+    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(DecodeErrorsAsFieldErrors),
+    Layer.provide(ApiLive)
+  )
+
+/** The service listening on `host:port` (port 0: any free port). */
+export const ServerLive = (options: { readonly host: string; readonly port: number }) =>
+  HttpAppLive({ logRequests: true }).pipe(
+    HttpServer.withLogAddress,
+    Layer.provide(NodeHttpServer.layer(createServer, { host: options.host, port: options.port }))
+  )

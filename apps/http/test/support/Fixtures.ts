@@ -1,0 +1,62 @@
+import { randomBytes } from "node:crypto"
+import { Effect } from "effect"
+import type { MemberRole } from "../../src/Auth/CurrentCaller.js"
+import { Tokens } from "../../src/Auth/Tokens.js"
+import type { Organization } from "../../src/Organizations/Organization.js"
+import { Organizations } from "../../src/Organizations/Organizations.js"
+import { Memberships } from "../../src/Users/Memberships.js"
+import { Users } from "../../src/Users/Users.js"
+
+/** A unique e-mail address, so tests sharing a database never collide. */
+export const uniqueEmail = (label = "user") => `${label}-${randomBytes(4).toString("hex")}@example.com`
+
+/** An organization with its owner and the owner's personal token. */
+export interface OrgFixture {
+  readonly organization: Organization
+  readonly ownerId: number
+  readonly ownerEmail: string
+  readonly ownerToken: string
+  /** `/organizations/{public_id}/` */
+  readonly path: string
+}
+
+/** Creates an organization owned by a new user, through the same services the CLI uses. */
+export const organization = (name = `Org ${randomBytes(3).toString("hex")}`) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const organizations = yield* Organizations
+    const tokens = yield* Tokens
+    const ownerEmail = uniqueEmail("owner")
+    const owner = yield* users.ensure(ownerEmail, "Owner")
+    const organization = yield* organizations.create({ name, createdBy: owner.id })
+    const token = yield* tokens.issuePersonal(owner.id)
+    return {
+      organization,
+      ownerId: owner.id,
+      ownerEmail,
+      ownerToken: token.token,
+      path: `/organizations/${organization.public_id}/`
+    } satisfies OrgFixture
+  })
+
+/** A new user with a role in the organization, and their personal token. */
+export const member = (org: OrgFixture, role: MemberRole) =>
+  Effect.gen(function* () {
+    const user = yield* (yield* Users).ensure(uniqueEmail(role))
+    yield* (yield* Memberships).put(org.organization.id, user.id, role)
+    const token = yield* (yield* Tokens).issuePersonal(user.id)
+    return { userId: user.id, email: user.email, token: token.token }
+  })
+
+/** An integration token of the organization. */
+export const integrationToken = (org: OrgFixture) =>
+  Effect.map(Tokens, (tokens) => tokens).pipe(
+    Effect.flatMap((tokens) => tokens.issueIntegration(org.organization.id)),
+    Effect.map((issued) => issued.token)
+  )
+
+/** A personal token of a user who belongs to no organization. */
+export const outsider = Effect.gen(function* () {
+  const user = yield* (yield* Users).ensure(uniqueEmail("outsider"))
+  return (yield* (yield* Tokens).issuePersonal(user.id)).token
+})
