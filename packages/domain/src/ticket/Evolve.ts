@@ -286,6 +286,9 @@ const apply = (d: Draft, e: TicketEvent, owned: boolean): void => {
  * Applies one event to a ticket state, returning a new state and leaving the given one untouched. Pure
  * and cheap: no decoding, no clock, no validation (events are facts `decide` already checked). Events
  * before `TicketCreated` leave a missing ticket missing.
+ * Structural sharing is part of the contract: the `messages` array is the same object when the event
+ * did not touch messages, and messages an event did not change are the same objects, so projections can
+ * detect which messages changed by identity.
  */
 export const evolve = (state: TicketState, event: TicketEvent): TicketState => {
   if (state._tag === "NoTicket") return event._tag === "TicketCreated" ? created(event) : state

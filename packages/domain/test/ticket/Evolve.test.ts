@@ -1,4 +1,5 @@
 import {
+  ChangePriority,
   evolve,
   evolveAll,
   initialState,
@@ -35,6 +36,28 @@ describe("evolve", () => {
     )
     expect(before._tag === "Ticket" && before.messages).toHaveLength(1)
     expect(more._tag === "Ticket" && more.messages).toHaveLength(2)
+  })
+
+  it("shares what it does not change: the message list for other events, unchanged messages always", () => {
+    const before = evolveAll([created, ...reply])
+    if (before._tag !== "Ticket") throw new Error("no ticket")
+    const priority = given(created, ...reply)
+      .when(new ChangePriority({ ticketId, at: minute(12), actor: associate, priority: "high" }))
+      .events()[0]!
+    const afterPriority = evolve(before, priority)
+    expect(afterPriority._tag === "Ticket" && afterPriority.messages).toBe(before.messages)
+    const afterReply = evolve(
+      before,
+      given(created, ...reply)
+        .when(addMessage({ messageId: 101 }))
+        .events()[0]!
+    )
+    expect(afterReply._tag === "Ticket" && afterReply.messages[0]).toBe(before.messages[0])
+    const absorbed = evolve(before, report[0]!)
+    const twice = evolve(absorbed, report[0]!)
+    expect(twice._tag === "Ticket" && absorbed._tag === "Ticket" && twice.messages).toBe(
+      absorbed._tag === "Ticket" ? absorbed.messages : null
+    )
   })
 
   it("ignores events before TicketCreated", () => {
