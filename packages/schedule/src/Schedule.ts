@@ -63,7 +63,11 @@ export class CompiledSchedule implements Schedule {
   /** First day of the rule blocks (the zone window's first day) and the blocks, filled lazily. */
   private readonly blockBase: number
   private readonly blocks: Array<Int32Array | undefined>
-  /** From this instant on, the schedule is open for ever (every day 24 h, no exception left); else `Infinity`. */
+  /** Opening time of every weekday when all seven are open 24 hours from the same time, else -1. */
+  readonly uniformOpen: number
+  /** From this day on the schedule is one endless stretch (see `computeOpenForeverFromDay`), else `Infinity`. */
+  readonly openForeverFromDay: number
+  /** An instant by which the endless stretch has surely begun, else `Infinity`. */
   readonly openForeverFrom: number
 
   constructor(
@@ -129,7 +133,9 @@ export class CompiledSchedule implements Schedule {
     this.eraYears = Int32Array.from([...years].sort((a, b) => a - b))
     this.eraTables = new Array(this.eraYears.length + 1).fill(undefined)
     this.eraEmpty = new Uint8Array(this.eraYears.length + 1)
-    this.openForeverFrom = this.computeOpenForeverFrom(lastDatedDay)
+    this.uniformOpen = this.computeUniformOpen()
+    this.openForeverFromDay = this.computeOpenForeverFromDay(lastDatedDay)
+    this.openForeverFrom = this.openForeverFromDay * DAY_MS + this.uniformOpen + OFFSET_BOUND
     this.blockBase = zone === undefined ? 0 : Math.floor(zone.windowStart / DAY_MS)
     this.blocks =
       zone === undefined
@@ -312,23 +318,42 @@ export class CompiledSchedule implements Schedule {
     return low < days.length ? days[low]! : Number.POSITIVE_INFINITY
   }
 
-  /**
-   * When every weekday is open 24 hours from the same time and the yearly exceptions left in the last
-   * era say the same, the schedule is one endless stretch after its last dated exception.
-   */
-  private computeOpenForeverFrom(lastDatedDay: number): number {
-    if (this.kind !== ScheduleKind.Rules) return Number.POSITIVE_INFINITY
-    const open = this.ruleOpen[this.weekdayRule[0]!]
-    const isAllDay = (rule: number): boolean =>
-      rule >= 0 && this.ruleOpen[rule] === open && this.ruleClose[rule]! - this.ruleOpen[rule]! === DAY_MS
-    for (let weekday = 0; weekday < 7; weekday++)
-      if (!isAllDay(this.weekdayRule[weekday]!)) return Number.POSITIVE_INFINITY
-    for (const list of this.yearlyByMonthDay) {
-      if (list !== undefined && !isAllDay(list[1]!)) return Number.POSITIVE_INFINITY
+  /** The opening time shared by all seven weekdays when each is open 24 hours from it, else -1. */
+  private computeUniformOpen(): number {
+    if (this.kind !== ScheduleKind.Rules || this.weekdayRule[0]! < 0) return -1
+    const open = this.ruleOpen[this.weekdayRule[0]!]!
+    for (let weekday = 0; weekday < 7; weekday++) {
+      const rule = this.weekdayRule[weekday]!
+      if (rule < 0 || this.ruleOpen[rule] !== open || this.ruleClose[rule]! - open !== DAY_MS) return -1
     }
-    const lastEra = this.eraYears.length > 0 ? daysFromCivil(this.eraYears[this.eraYears.length - 1]!, 1, 1) : -Infinity
-    const fromDay = Math.max(lastDatedDay + 1, lastEra)
-    return fromDay * DAY_MS + open! + OFFSET_BOUND
+    return open
+  }
+
+  /**
+   * With uniform 24-hour weekdays, the day after which the schedule is one endless stretch: after the
+   * last dated exception and in the last era, if the yearly exceptions left say the same; else `Infinity`.
+   */
+  private computeOpenForeverFromDay(lastDatedDay: number): number {
+    if (this.uniformOpen < 0) return Number.POSITIVE_INFINITY
+    for (const list of this.yearlyByMonthDay) {
+      if (list === undefined) continue
+      const rule = list[1]!
+      if (rule < 0 || this.ruleOpen[rule] !== this.uniformOpen || this.ruleClose[rule]! - this.uniformOpen !== DAY_MS) {
+        return Number.POSITIVE_INFINITY
+      }
+    }
+    const lastEra =
+      this.eraYears.length > 0
+        ? daysFromCivil(this.eraYears[this.eraYears.length - 1]!, 1, 1)
+        : Number.NEGATIVE_INFINITY
+    return Math.max(lastDatedDay + 1, lastEra)
+  }
+
+  /** A day whose rule is a weekday's own (no exception): with uniform weekdays, an unbroken 24 hours. */
+  isPlainDay(dayNumber: number): boolean {
+    const rule = this.ruleOf(dayNumber)
+    // Weekday rules were added first: indexes 0..6 when all seven days open.
+    return rule >= 0 && rule < 7
   }
 }
 

@@ -74,6 +74,24 @@ const firstStartAfter = (s: CompiledSchedule, zone: ZoneTable, t: number): numbe
   }
 }
 
+/**
+ * With every weekday open 24 hours from the same time, the days without an exception chain into one
+ * run; from `t`, inside the stretch, jump to the end of the run instead of walking it day by day (a
+ * round-the-clock schedule with yearly holidays would otherwise walk up to a year per question).
+ */
+const skipPlainDays = (s: CompiledSchedule, zone: ZoneTable, t: number): number => {
+  const low = innerWindow(zone, t) ? zone.minOffset : -OFFSET_BOUND
+  // The slot of this day starts at or before `t`: its wall start minus the smallest offset is <= t.
+  const first = Math.floor((t + low - s.uniformOpen) / DAY_MS)
+  // Past the day the endless stretch begins, three more days reach `openForeverFrom`.
+  const limit = Math.min(LAST_DAY, s.openForeverFromDay + 3)
+  let day = first
+  while (day < limit && s.isPlainDay(day)) day++
+  if (day - first < 2) return t
+  const runEnd = resolveWallTime(zone, day * DAY_MS + s.uniformOpen)
+  return Math.max(runEnd, t)
+}
+
 /** Whether the schedule is open at an instant (intervals are half-open: open at the opening instant). */
 export const isOpenAt = (schedule: Schedule, at: Date): boolean => {
   const s = compiled(schedule)
@@ -98,7 +116,7 @@ export const nextOpenAfter = (schedule: Schedule, at: Date): Date | null => {
     if (t >= s.openForeverFrom) return null
     const end = endOfIntervalContaining(s, zone, t, true)
     if (end === Number.NEGATIVE_INFINITY) break
-    t = end
+    t = s.uniformOpen >= 0 ? skipPlainDays(s, zone, end) : end
   }
   const start = firstStartAfter(s, zone, t)
   return start <= MAX_INSTANT ? new Date(start) : null
