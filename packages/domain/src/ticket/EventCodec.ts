@@ -85,7 +85,7 @@ export const decodeEventData = (
     json = up(json)
   }
   return Either.mapLeft(
-    decoderFor(type)({ ...json, _tag: type }),
+    decoderFor(type)(json._tag === type ? json : { ...json, _tag: type }),
     (e) => new EventDecodeError({ ...where, type, schemaVersion, reason: ParseResult.TreeFormatter.formatErrorSync(e) })
   )
 }
