@@ -73,6 +73,21 @@ const SCHEDULES: ReadonlyArray<readonly [string, ScheduleInput]> = [
     }
   ],
   [
+    "round the clock, yearly holidays closed, Berlin",
+    {
+      timeZone: "Europe/Berlin",
+      weeklyHours: Object.fromEntries(
+        ["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((day) => [day, { opensAt: "00:00", closesAt: "24:00" }])
+      ),
+      exceptions: ["12-24", "12-25", "12-26", "01-01"].map((monthDay) => ({
+        date: `2020-${monthDay}`,
+        opensAt: null,
+        closesAt: null,
+        repeatsYearly: true
+      }))
+    }
+  ],
+  [
     "only a yearly 29 February, Berlin",
     {
       timeZone: "Europe/Berlin",
