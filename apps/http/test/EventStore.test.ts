@@ -2,7 +2,14 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { EventStore, ExpectedVersion, StreamClosed, StreamVersionConflict } from "@helpdesk/domain"
 import { Effect, Exit } from "effect"
-import { appendTo, eventStoreOnFreshDatabase, freshStream, newEvent, newEvents } from "./eventstore/fixtures.js"
+import {
+  appendTo,
+  databaseStartup,
+  eventStoreOnFreshDatabase,
+  freshStream,
+  newEvent,
+  newEvents
+} from "./eventstore/fixtures.js"
 
 const streamEvents = (streamId: string) => Effect.flatMap(EventStore, (store) => store.readStream(streamId))
 
@@ -25,7 +32,7 @@ const conflictOf = <A, E>(effect: Effect.Effect<A, E, EventStore>) =>
   })
 
 describe("PostgreSQL event store", () => {
-  layer(eventStoreOnFreshDatabase())((it) => {
+  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
     describe("expected version NoStream", () => {
       it.effect("given no stream, when appending, then the events are stored at versions 1..n", () =>
         Effect.gen(function* () {

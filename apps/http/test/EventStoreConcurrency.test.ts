@@ -2,7 +2,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { EventStore, ExpectedVersion, StreamVersionConflict } from "@helpdesk/domain"
 import { Chunk, Duration, Effect, Either, Schedule } from "effect"
 import { commandRetryPolicy, handleCommand } from "../src/EventStore/HandleCommand.js"
-import { appendTo, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
+import { appendTo, databaseStartup, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
 
 /** A command that appends one event carrying the writer's number, after whatever the stream holds. */
 const writeOne = (streamId: string, writer: number, retry?: Schedule.Schedule<unknown, unknown>) =>
@@ -21,7 +21,7 @@ const writersOf = (streamId: string) =>
 
 describe("event store under concurrency", () => {
   // Real clock: the retry policy sleeps between attempts.
-  layer(eventStoreOnFreshDatabase(), { excludeTestServices: true })((it) => {
+  layer(eventStoreOnFreshDatabase(), { excludeTestServices: true, timeout: databaseStartup })((it) => {
     it.effect(
       "given 50 concurrent writers with the default retry policy, then every acknowledged write is stored once, " +
         "every other writer gets a typed conflict, and versions are contiguous",
@@ -39,7 +39,8 @@ describe("event store under concurrency", () => {
           expect(acknowledged.length).toBeGreaterThan(0)
           expect(stored.map((e) => e.position)).toEqual(acknowledged.map((_, i) => i + 1))
           expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(acknowledged)
-        })
+        }),
+      { timeout: 60_000 }
     )
 
     it.effect(

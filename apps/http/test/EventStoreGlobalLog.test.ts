@@ -10,7 +10,14 @@ import {
   processNextBatch,
   storeCheckpoint
 } from "../src/EventStore/Consumer.js"
-import { appendTo, eventStoreOnFreshDatabase, freshStream, newEvent, newEvents } from "./eventstore/fixtures.js"
+import {
+  appendTo,
+  databaseStartup,
+  eventStoreOnFreshDatabase,
+  freshStream,
+  newEvent,
+  newEvents
+} from "./eventstore/fixtures.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /** Everything the global log holds after `from`, read in batches of `limit`. */
@@ -55,7 +62,7 @@ const createSeenTable = Effect.flatMap(
 ).pipe(Effect.orDie)
 
 describe("global log", () => {
-  layer(eventStoreOnFreshDatabase())((it) => {
+  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
     it.effect("readAll pages through every committed event in (transaction, position) order", () =>
       Effect.gen(function* () {
         const store = yield* EventStore
@@ -172,7 +179,7 @@ describe("global log", () => {
 
 // PGlite serves one session: a second transaction cannot run while the first is open.
 describe.runIf(usesRealPostgres)("global log with transactions committing out of order", () => {
-  layer(eventStoreOnFreshDatabase())((it) => {
+  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
     /**
      * Transaction A takes its transaction id first and appends; B appends later (a higher id and position) and
      * commits while A is still open. Returns A's and B's events, B's commit done, and a way to finish A.

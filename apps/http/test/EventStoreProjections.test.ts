@@ -17,7 +17,7 @@ import { DateTime, Effect, Either, Exit } from "effect"
 import type { InlineProjection } from "../src/EventStore/InlineProjection.js"
 import { RebuildInProgress, rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { ticketProjection, toJsonValue } from "../src/EventStore/TicketProjection.js"
-import { appendTo, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
+import { appendTo, databaseStartup, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
 import { ticketLifecycle } from "./eventstore/ticketWorkload.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
@@ -98,7 +98,7 @@ const everyEvent = Effect.gen(function* () {
 })
 
 describe("inline projections", () => {
-  layer(eventStoreOnFreshDatabase([counts]))((it) => {
+  layer(eventStoreOnFreshDatabase([counts]), { timeout: databaseStartup })((it) => {
     it.effect("given an append, then the projection's rows are there when the append returns", () =>
       Effect.gen(function* () {
         const store = yield* EventStore
@@ -138,7 +138,7 @@ describe("inline projections", () => {
 })
 
 describe("ticket read models", () => {
-  layer(eventStoreOnFreshDatabase([ticketProjection]))((it) => {
+  layer(eventStoreOnFreshDatabase([ticketProjection]), { timeout: databaseStartup })((it) => {
     it.effect("given a ticket's life, then its row holds the domain's ticket view and its listing columns", () =>
       Effect.gen(function* () {
         yield* runLifecycle(1, "org-1")
@@ -270,7 +270,7 @@ describe("ticket read models", () => {
 
 // PGlite serves one session, and a session's advisory lock does not exclude the same session.
 describe.runIf(usesRealPostgres)("projection rebuild lock", () => {
-  layer(eventStoreOnFreshDatabase([ticketProjection]))((it) => {
+  layer(eventStoreOnFreshDatabase([ticketProjection]), { timeout: databaseStartup })((it) => {
     it.scoped("given a rebuild holding the lock, then another rebuild of that projection is refused", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient

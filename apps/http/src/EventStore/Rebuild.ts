@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Fiber, Schema } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { eventsFor, type InlineProjection } from "./InlineProjection.js"
 
@@ -46,31 +46,36 @@ export const rebuildProjections = (
       ? null
       : [...new Set(projections.flatMap((p) => p.eventTypes ?? []))]
 
-    let after = 0n
+    const readAfter = (after: bigint) =>
+      sql<EventRow>`
+        SELECT ${eventColumns(sql)} FROM hd_events
+        WHERE global_position > ${after}
+          ${types === null ? sql`` : sql`AND event_type = ANY(${types}::text[])`}
+        ORDER BY global_position
+        LIMIT ${batchSize}`.pipe(Effect.map((rows) => rows.map(toRecordedEvent)))
+
     let events = 0
     let batches = 0
+    // The next batch is read while the current one is applied: reading only needs what is already stored.
+    let next = yield* Effect.fork(readAfter(0n))
     while (true) {
-      const read = yield* sql.withTransaction(
-        Effect.gen(function* () {
-          const rows = yield* sql<EventRow>`
-            SELECT ${eventColumns(sql)} FROM hd_events
-            WHERE global_position > ${after}
-              ${types === null ? sql`` : sql`AND event_type = ANY(${types}::text[])`}
-            ORDER BY global_position
-            LIMIT ${batchSize}`
-          const batch = rows.map(toRecordedEvent)
-          for (const projection of projections) {
+      const batch = yield* Fiber.join(next)
+      if (batch.length === 0) break
+      const full = batch.length === batchSize
+      if (full) next = yield* Effect.fork(readAfter(batch[batch.length - 1]!.globalPosition))
+      yield* sql.withTransaction(
+        Effect.forEach(
+          projections,
+          (projection) => {
             const mine = eventsFor(projection, batch)
-            if (mine.length > 0) yield* projection.apply(mine)
-          }
-          return batch
-        })
+            return mine.length > 0 ? projection.apply(mine) : Effect.void
+          },
+          { discard: true }
+        )
       )
-      if (read.length === 0) break
-      events += read.length
+      events += batch.length
       batches += 1
-      after = read[read.length - 1]!.globalPosition
-      if (read.length < batchSize) break
+      if (!full) break
     }
     return { events, batches }
   }).pipe(

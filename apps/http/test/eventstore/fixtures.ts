@@ -5,6 +5,9 @@ import { type InlineProjection, InlineProjections } from "../../src/EventStore/I
 import { PostgresEventStoreLive } from "../../src/EventStore/PostgresEventStore.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
+/** How long a fresh database may take to start and migrate (an in-memory PGlite on a busy machine is slow). */
+export const databaseStartup = "3 minutes"
+
 /** A new event with a fresh id. */
 export const newEvent = (type = "Noted", data: unknown = { n: 1 }): NewEvent => ({
   eventId: randomUUID(),

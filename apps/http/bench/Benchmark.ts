@@ -1,0 +1,66 @@
+import * as os from "node:os"
+import { Effect } from "effect"
+
+/** A benchmark the runner (`bench/index.ts`) can run: it prints its own figures and baselines. */
+export interface Benchmark {
+  readonly name: string
+  readonly description: string
+  readonly run: Effect.Effect<void, unknown>
+}
+
+/** How long a run of operations took, and each one's latency. */
+export interface Timing {
+  readonly operations: number
+  readonly seconds: number
+  readonly latenciesMs: ReadonlyArray<number>
+}
+
+/** Runs `operation(0)`…`operation(count - 1)`, `concurrency` at a time, timing the whole and each one. */
+export const timed = <E, R>(
+  count: number,
+  concurrency: number,
+  operation: (i: number) => Effect.Effect<unknown, E, R>
+): Effect.Effect<Timing, E, R> =>
+  Effect.gen(function* () {
+    const latencies: Array<number> = new Array(count)
+    const start = performance.now()
+    yield* Effect.forEach(
+      Array.from({ length: count }, (_, i) => i),
+      (i) =>
+        Effect.suspend(() => {
+          const begun = performance.now()
+          return Effect.tap(operation(i), () =>
+            Effect.sync(() => {
+              latencies[i] = performance.now() - begun
+            })
+          )
+        }),
+      { concurrency, discard: true }
+    )
+    return { operations: count, seconds: (performance.now() - start) / 1000, latenciesMs: latencies }
+  })
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+const fixed = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
+
+/** One line of a figure: rate, and latency percentiles when the operations were timed one by one. */
+export const describeTiming = (label: string, timing: Timing, unitsPerOperation = 1, unit = "events") => {
+  const rate = (timing.operations * unitsPerOperation) / timing.seconds
+  const sorted = [...timing.latenciesMs].sort((a, b) => a - b)
+  return `${label.padEnd(58)} ${fixed(rate).padStart(9)} ${unit}/s   p50 ${fixed(percentile(sorted, 50), 2)} ms   p99 ${fixed(percentile(sorted, 99), 2)} ms   (${fixed(timing.operations * unitsPerOperation)} in ${fixed(timing.seconds, 2)} s)`
+}
+
+/** A rate as a share of its baseline. */
+export const ratio = (timing: Timing, baseline: Timing, unitsPerOperation = 1, baselineUnitsPerOperation = 1) => {
+  const rate = (timing.operations * unitsPerOperation) / timing.seconds
+  const base = (baseline.operations * baselineUnitsPerOperation) / baseline.seconds
+  return `${fixed((100 * rate) / base, 1)}% of baseline`
+}
+
+/** The machine, for the record. */
+export const machine = () => {
+  const cpus = os.cpus()
+  return `${cpus.length} × ${cpus[0]?.model ?? "unknown CPU"}, ${fixed(os.totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}`
+}

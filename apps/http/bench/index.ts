@@ -1,0 +1,30 @@
+/**
+ * The benchmarks of `@helpdesk/http`: `npm run bench -w @helpdesk/http [-- name…]` runs every benchmark, or only
+ * those whose names are given. Each prints its figures beside a baseline measured in the same run.
+ *
+ * To add one, export a {@link Benchmark} from a file in this folder and list it in `benchmarks` below.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect } from "effect"
+import type { Benchmark } from "./Benchmark.js"
+import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
+
+const benchmarks: ReadonlyArray<Benchmark> = [eventStoreBenchmark]
+
+const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
+const unknown = wanted.filter((name) => !benchmarks.some((b) => b.name === name))
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(", ")}; known: ${benchmarks.map((b) => b.name).join(", ")}`)
+  process.exit(2)
+}
+const selected = wanted.length === 0 ? benchmarks : benchmarks.filter((b) => wanted.includes(b.name))
+
+Effect.forEach(
+  selected,
+  (benchmark) =>
+    Effect.gen(function* () {
+      yield* Console.log(`\n## ${benchmark.name}: ${benchmark.description}\n`)
+      yield* benchmark.run
+    }),
+  { discard: true }
+).pipe(NodeRuntime.runMain)
