@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { BusinessHoursApi } from "./BusinessHours/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import { Wire } from "./Http/Errors.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
@@ -65,6 +66,7 @@ const completeSpec = (spec: Record<string, any>): Record<string, any> => {
 export class Api extends HttpApi.make("helpdesk")
   .add(HealthApi)
   .add(OrganizationsApi)
+  .add(BusinessHoursApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)
   .addError(Wire.NotFound)

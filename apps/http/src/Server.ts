@@ -6,6 +6,9 @@ import { Api } from "./Api.js"
 import { OrganizationAccess } from "./Auth/OrganizationAccess.js"
 import { ServiceAuthLive } from "./Auth/ServiceAuth.js"
 import { Tokens } from "./Auth/Tokens.js"
+import { BusinessHours } from "./BusinessHours/BusinessHours.js"
+import { BusinessHoursExceptions } from "./BusinessHours/BusinessHoursExceptions.js"
+import { BusinessHoursLive } from "./BusinessHours/Http.js"
 import { HealthLive } from "./Health/Http.js"
 import { DecodeErrorsAsFieldErrors, wireConventions } from "./Http/WireMiddleware.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
@@ -19,11 +22,13 @@ export const ServicesLive = Layer.mergeAll(
   Users.Default,
   Memberships.Default,
   Organizations.Default,
+  BusinessHours.Default,
+  BusinessHoursExceptions.Default,
   OrganizationAccess.Default
 )
 
 /** Every group's handlers. Register a new group's handlers here. */
-export const GroupsLive = Layer.mergeAll(HealthLive, OrganizationsLive)
+export const GroupsLive = Layer.mergeAll(HealthLive, OrganizationsLive, BusinessHoursLive)
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(

@@ -3,6 +3,7 @@ import type { Effect } from "effect"
 import createEventStore from "./0001_create_event_store.js"
 import createTicketReadModels from "./0002_create_ticket_read_models.js"
 import identity from "./0010_identity.js"
+import businessHours from "./0020_business_hours.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -11,5 +12,6 @@ import identity from "./0010_identity.js"
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_create_event_store": createEventStore,
   "0002_create_ticket_read_models": createTicketReadModels,
-  "0010_identity": identity
+  "0010_identity": identity,
+  "0020_business_hours": businessHours
 }
