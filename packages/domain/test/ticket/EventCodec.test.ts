@@ -53,6 +53,12 @@ describe("event encoding for the port", () => {
     expect(decoded(recorded(n.type, n.schemaVersion, throughJson(n.data)))).toEqual(e)
   })
 
+  it("data stored without `_tag` decodes by the recorded type", () => {
+    const e = ticketCreated()
+    const { _tag, ...data } = throughJson(encodeEventData(e)) as Record<string, unknown>
+    expect(decoded(recorded("TicketCreated", 2, data))).toEqual(e)
+  })
+
   it("refuses an unknown type, a version from the future and malformed data", () => {
     const bad = (r: RecordedEvent) => Either.flip(fromRecordedEvent(r)).pipe(Either.getOrThrow)
     expect(bad(recorded("TicketTeleported", 1, {}))).toMatchObject({
