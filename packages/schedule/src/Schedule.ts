@@ -349,11 +349,33 @@ export class CompiledSchedule implements Schedule {
     return Math.max(lastDatedDay + 1, lastEra)
   }
 
-  /** A day whose rule is a weekday's own (no exception): with uniform weekdays, an unbroken 24 hours. */
-  isPlainDay(dayNumber: number): boolean {
-    const rule = this.ruleOf(dayNumber)
-    // Weekday rules were added first: indexes 0..6 when all seven days open.
-    return rule >= 0 && rule < 7
+  /**
+   * The first day from `dayNumber` (before `limit`) that is not plain, i.e. has an exception's rule;
+   * a plain day has its weekday's own rule: with uniform weekdays, an unbroken 24 hours. Weekday rules
+   * were added first, so they are the indexes 0..6 when all seven days open. Reads the rule blocks in a
+   * tight loop inside the window.
+   */
+  firstNonPlainDay(dayNumber: number, limit: number): number {
+    let day = dayNumber
+    const end = this.blockBase + this.blocks.length * BLOCK_DAYS
+    while (day < limit) {
+      const offset = day - this.blockBase
+      if (offset >= 0 && day < end) {
+        const block = this.blocks[offset >> BLOCK_BITS] ?? this.fillBlock(offset >> BLOCK_BITS)
+        const start = offset & (BLOCK_DAYS - 1)
+        const stop = Math.min(BLOCK_DAYS, start + (limit - day))
+        for (let i = start; i < stop; i++) {
+          const rule = block[i]!
+          if (rule < 0 || rule >= 7) return day + (i - start)
+        }
+        day += stop - start
+        continue
+      }
+      const rule = this.ruleOf(day)
+      if (rule < 0 || rule >= 7) return day
+      day++
+    }
+    return day
   }
 }
 

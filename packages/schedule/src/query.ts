@@ -85,8 +85,7 @@ const skipPlainDays = (s: CompiledSchedule, zone: ZoneTable, t: number): number 
   const first = Math.floor((t + low - s.uniformOpen) / DAY_MS)
   // Past the day the endless stretch begins, three more days reach `openForeverFrom`.
   const limit = Math.min(LAST_DAY, s.openForeverFromDay + 3)
-  let day = first
-  while (day < limit && s.isPlainDay(day)) day++
+  const day = s.firstNonPlainDay(first, limit)
   if (day - first < 2) return t
   const runEnd = resolveWallTime(zone, day * DAY_MS + s.uniformOpen)
   return Math.max(runEnd, t)
