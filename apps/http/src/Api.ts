@@ -1,8 +1,12 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { BusinessHoursApi } from "./BusinessHours/Api.js"
+import { CompaniesApi } from "./Companies/Api.js"
+import { CustomersApi } from "./Customers/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import { Wire } from "./Http/Errors.js"
+import { InboxesApi } from "./Inboxes/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
+import { TagsApi } from "./Tags/Api.js"
 
 const conventions = `Helpdesk backend API. Wire conventions (see docs/api-conventions.md):
 
@@ -66,6 +70,10 @@ const completeSpec = (spec: Record<string, any>): Record<string, any> => {
 export class Api extends HttpApi.make("helpdesk")
   .add(HealthApi)
   .add(OrganizationsApi)
+  .add(CustomersApi)
+  .add(CompaniesApi)
+  .add(InboxesApi)
+  .add(TagsApi)
   .add(BusinessHoursApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)

@@ -9,10 +9,18 @@ import { Tokens } from "./Auth/Tokens.js"
 import { BusinessHours } from "./BusinessHours/BusinessHours.js"
 import { BusinessHoursExceptions } from "./BusinessHours/BusinessHoursExceptions.js"
 import { BusinessHoursLive } from "./BusinessHours/Http.js"
+import { Companies } from "./Companies/Companies.js"
+import { CompaniesLive } from "./Companies/Http.js"
+import { Customers } from "./Customers/Customers.js"
+import { CustomersLive } from "./Customers/Http.js"
 import { HealthLive } from "./Health/Http.js"
 import { DecodeErrorsAsFieldErrors, wireConventions } from "./Http/WireMiddleware.js"
+import { InboxesLive } from "./Inboxes/Http.js"
+import { Inboxes } from "./Inboxes/Inboxes.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
 import { Organizations } from "./Organizations/Organizations.js"
+import { TagsLive } from "./Tags/Http.js"
+import { Tags } from "./Tags/Tags.js"
 import { Memberships } from "./Users/Memberships.js"
 import { Users } from "./Users/Users.js"
 
@@ -22,13 +30,25 @@ export const ServicesLive = Layer.mergeAll(
   Users.Default,
   Memberships.Default,
   Organizations.Default,
+  Customers.Default,
+  Companies.Default,
+  Inboxes.Default,
+  Tags.Default,
   BusinessHours.Default,
   BusinessHoursExceptions.Default,
   OrganizationAccess.Default
 )
 
 /** Every group's handlers. Register a new group's handlers here. */
-export const GroupsLive = Layer.mergeAll(HealthLive, OrganizationsLive, BusinessHoursLive)
+export const GroupsLive = Layer.mergeAll(
+  HealthLive,
+  OrganizationsLive,
+  CustomersLive,
+  CompaniesLive,
+  InboxesLive,
+  TagsLive,
+  BusinessHoursLive
+)
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(

@@ -4,6 +4,9 @@ import createEventStore from "./0001_create_event_store.js"
 import createTicketReadModels from "./0002_create_ticket_read_models.js"
 import identity from "./0010_identity.js"
 import businessHours from "./0020_business_hours.js"
+import inboxes from "./0030_inboxes.js"
+import companiesAndCustomers from "./0031_companies_and_customers.js"
+import tags from "./0032_tags.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -13,5 +16,8 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0001_create_event_store": createEventStore,
   "0002_create_ticket_read_models": createTicketReadModels,
   "0010_identity": identity,
-  "0020_business_hours": businessHours
+  "0020_business_hours": businessHours,
+  "0030_inboxes": inboxes,
+  "0031_companies_and_customers": companiesAndCustomers,
+  "0032_tags": tags
 }
