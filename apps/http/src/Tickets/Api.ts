@@ -1,0 +1,172 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import { Wire } from "../Http/Errors.js"
+import * as Pagination from "../Http/Pagination.js"
+import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
+import * as Query from "../Http/Query.js"
+import { MessageOrdering, TicketOrdering } from "./TicketQueries.js"
+import {
+  EnrichmentRequest,
+  MergeRequest,
+  MessageCreate,
+  SnoozeRequest,
+  TicketCreate,
+  TicketUpdate
+} from "./TicketRequests.js"
+import { MessageWire, TicketWire } from "./TicketWire.js"
+
+/** Path of endpoints under `/organizations/{organization_id}/tickets/{ticket_id}/`. */
+export const TicketPath = Schema.Struct({ organization_id: OrganizationId, ticket_id: IntegerId })
+
+const listParam = (description: string) =>
+  Schema.optional(
+    Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({
+      jsonSchema: { type: "array", items: { type: "string" }, description }
+    })
+  )
+
+/** Query parameters of the ticket list: the preset-filter criteria (lists repeat the key), `filter`, `q`, spam. */
+export const TicketListParams = Schema.Struct({
+  statuses: listParam("Ticket statuses (`created`, `active`, `closed`); repeat the key for several."),
+  waiting_on: listParam("`customer`, `associate`, or empty for nobody."),
+  priorities: listParam("`not_set`, `low`, `medium`, `high`, `urgent`."),
+  classifications: listParam(
+    "`no_response`, `customer_inactivity`, `resolved`, `invalid`, `other`, or empty (pending)."
+  ),
+  inbox_ids: listParam("Inbox ids."),
+  channels: listParam("Channel types: `email`, `api`, `telegram`, `whatsapp`."),
+  assignee_ids: listParam("Assignee user ids (never matches unassigned tickets)."),
+  tags_include: listParam("Tag names; a ticket with at least one of them matches (case-insensitive)."),
+  tags_exclude: listParam("Tag names; a ticket with any of them does not match."),
+  is_snoozed: Query.param("`true`: snoozed now; `false`: not snoozed; absent: both."),
+  is_spam: Query.param("`true`: spam only. Default `false`: spam is left out."),
+  filter: Query.param(
+    "A custom preset filter's id: its criteria apply, combined (AND) with any criteria given here. Unknown or not visible → 400."
+  ),
+  q: Query.param("Words that must each start a word of the subject (prefix match), or the exact `public_id`."),
+  ...TicketOrdering.params,
+  ...Pagination.params
+})
+
+/** `/organizations/{organization_id}/tickets/`: tickets, their messages and their actions. */
+export class TicketsApi extends HttpApiGroup.make("tickets")
+  .add(
+    HttpApiEndpoint.get("list", "/organizations/:organization_id/tickets/")
+      .setPath(OrganizationPath)
+      .setUrlParams(TicketListParams)
+      .addSuccess(Pagination.Envelope(TicketWire))
+      .annotate(OpenApi.Summary, "List and search tickets")
+      .annotate(
+        OpenApi.Description,
+        "Tickets of the organization matching every given criterion (the criteria of custom preset filters; within " +
+          "a list any value matches). Merged-away tickets are never listed; spam only with `is_spam=true`. Ordering " +
+          `fields: ${TicketOrdering.fields.join(", ")} (default \`-updated_at\`).`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/organizations/:organization_id/tickets/")
+      .setPath(OrganizationPath)
+      .setPayload(TicketCreate)
+      .addSuccess(TicketWire, { status: 201 })
+      .annotate(OpenApi.Summary, "Create a ticket")
+      .annotate(
+        OpenApi.Description,
+        "Give the customer by `customer_id`, or by `customer_email` (and `customer_name`): an unknown address creates " +
+          "the customer. `inbox_id` omitted: the default inbox. `public_id` is the organization's next number (1, 2, 3 …, " +
+          "no gaps). A ticket an associate creates e-mails the customer (`delivery_status: pending`); an integration " +
+          "records an inbound ticket with `created_by_role: customer` (no e-mail). `language` is detected from the " +
+          "subject and description; `sentiment_analysis_class` starts `pending`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/organizations/:organization_id/tickets/:ticket_id/")
+      .setPath(TicketPath)
+      .addSuccess(TicketWire)
+      .annotate(OpenApi.Summary, "Read a ticket")
+      .annotate(
+        OpenApi.Description,
+        "Every field of the ticket (messages are listed separately). A merged-away ticket still answers, with `merged_into`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/organizations/:organization_id/tickets/:ticket_id/")
+      .setPath(TicketPath)
+      .setPayload(TicketUpdate)
+      .addSuccess(TicketWire)
+      .annotate(OpenApi.Summary, "Change a ticket's status, classification, priority, assignee, tags or spam mark")
+      .annotate(
+        OpenApi.Description,
+        "All changes apply together or not at all. `status: closed` needs a classification (given, or already set); " +
+          "`status: active` reopens a closed ticket. Writes to a merged-away ticket → 400 naming the survivor."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("messages", "/organizations/:organization_id/tickets/:ticket_id/messages/")
+      .setPath(TicketPath)
+      .setUrlParams(Schema.Struct({ ...MessageOrdering.params, ...Pagination.params }))
+      .addSuccess(Pagination.Envelope(MessageWire))
+      .annotate(OpenApi.Summary, "List a ticket's messages")
+      .annotate(
+        OpenApi.Description,
+        "Replies and internal notes, oldest first by default (`ordering`: created_at, id)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("addMessage", "/organizations/:organization_id/tickets/:ticket_id/messages/")
+      .setPath(TicketPath)
+      .setPayload(MessageCreate)
+      .addSuccess(MessageWire, { status: 201 })
+      .annotate(OpenApi.Summary, "Reply or add an internal note")
+      .annotate(
+        OpenApi.Description,
+        "`is_visible_to_customer` (default true): a reply; false: an internal note (no CC/BCC, never e-mailed). An " +
+          "associate's reply is e-mailed (`delivery_status: pending`) with its CC: the given list, else the last " +
+          "customer-visible message's, else the ticket's creation-time CC; BCC only when given. Integration tokens " +
+          "post the customer's replies with `role: customer`: they unsnooze (`customer_reply`) and reopen the " +
+          "ticket, and a reply to a merged-away ticket goes to the survivor."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("snooze", "/organizations/:organization_id/tickets/:ticket_id/snooze/")
+      .setPath(TicketPath)
+      .setPayload(SnoozeRequest)
+      .addSuccess(TicketWire)
+      .annotate(OpenApi.Summary, "Snooze a ticket until a moment")
+      .annotate(OpenApi.Description, "`until` must be in the future; closed and spam tickets cannot be snoozed.")
+  )
+  .add(
+    HttpApiEndpoint.post("unsnooze", "/organizations/:organization_id/tickets/:ticket_id/unsnooze/")
+      .setPath(TicketPath)
+      .addSuccess(TicketWire)
+      .annotate(OpenApi.Summary, "Take a ticket out of snooze")
+      .annotate(OpenApi.Description, "Sets `last_unsnooze_reason: manual`. A ticket that is not snoozed → 400.")
+  )
+  .add(
+    HttpApiEndpoint.post("merge", "/organizations/:organization_id/tickets/:ticket_id/merge/")
+      .setPath(TicketPath)
+      .setPayload(MergeRequest)
+      .addSuccess(TicketWire)
+      .annotate(OpenApi.Summary, "Merge this ticket into another")
+      .annotate(
+        OpenApi.Description,
+        "This ticket's messages move to `into` (with `merged_from_ticket`); this ticket answers reads with " +
+          "`merged_into` and refuses writes. Answers this (merged-away) ticket."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("enrich", "/organizations/:organization_id/tickets/:ticket_id/enrichment/")
+      .setPath(TicketPath)
+      .setPayload(EnrichmentRequest)
+      .addSuccess(TicketWire)
+      .annotate(OpenApi.Summary, "Record AI enrichment (integration tokens only)")
+      .annotate(
+        OpenApi.Description,
+        "Summary, sentiment, speech-to-text transcript (audio tickets), auto-tags (added to the ticket's tags) and " +
+          "language. Personal tokens → 403. A transcript sets the language when none is known yet."
+      )
+  )
+  .addError(Wire.PermissionDenied)
+  .addError(Wire.Conflict)
+  .middleware(ServiceAuth)
+  .annotate(OpenApi.Title, "Tickets") {}

@@ -1,0 +1,337 @@
+import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { messageView, type Ticket, ticketView } from "@helpdesk/domain"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { PendingAttachments } from "../Attachments/PendingAttachments.js"
+import { CurrentCaller } from "../Auth/CurrentCaller.js"
+import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
+import { toJsonValue } from "../EventStore/TicketProjection.js"
+import { NotFound, PermissionDenied, ValidationError } from "../Http/Errors.js"
+import * as Fields from "../Http/Fields.js"
+import { absoluteUrl } from "../Http/Links.js"
+import * as Pagination from "../Http/Pagination.js"
+import { parseIntegerId } from "../Http/PathParams.js"
+import * as RequestBody from "../Http/RequestBody.js"
+import { type Criteria, validateCriteria } from "../PresetFilters/Criteria.js"
+import { PresetFilters } from "../PresetFilters/PresetFilters.js"
+import { TicketCommands, type WriteRole } from "./TicketCommands.js"
+import { toHttpError } from "./TicketHttpErrors.js"
+import { MessageOrdering, TicketOrdering, TicketQueries } from "./TicketQueries.js"
+import {
+  EnrichmentRequest,
+  MergeRequest,
+  MessageCreate,
+  SnoozeRequest,
+  TicketCreate,
+  TicketUpdate
+} from "./TicketRequests.js"
+import { attachmentIdsOf, type DownloadUrls, renderMessage, renderTicket, type ViewJson } from "./TicketWire.js"
+
+const CRITERIA_PARAMS = [
+  "statuses",
+  "waiting_on",
+  "priorities",
+  "classifications",
+  "inbox_ids",
+  "channels",
+  "assignee_ids",
+  "tags_include",
+  "tags_exclude"
+] as const
+
+const NO_URLS: DownloadUrls = new Map()
+
+const json = (body: unknown) => HttpServerResponse.unsafeJson(body)
+
+/** `201 Created` with a `Location` header (the body is rendered already, see `TicketWire`). */
+const createdAt = (request: HttpServerRequest.HttpServerRequest, body: unknown, location: string) =>
+  HttpServerResponse.unsafeJson(body, { status: 201, headers: { location: absoluteUrl(request, location) } })
+
+/** Handlers of the `tickets` group. */
+export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
+  Effect.gen(function* () {
+    const access = yield* OrganizationAccess
+    const queries = yield* TicketQueries
+    const commands = yield* TicketCommands
+    const presetFilters = yield* PresetFilters
+    const attachments = yield* PendingAttachments
+
+    /** Signed download links of every attachment in these views (none: no work). */
+    const downloadUrls = (views: ReadonlyArray<ViewJson>) =>
+      Effect.gen(function* () {
+        const ids = views.flatMap(attachmentIdsOf)
+        if (ids.length === 0) return NO_URLS
+        const urls = new Map<string, string>()
+        for (const id of new Set(ids)) urls.set(id, yield* attachments.downloadUrl(id))
+        return urls as DownloadUrls
+      })
+
+    const ticketResponse = (view: ViewJson) =>
+      Effect.map(downloadUrls([view]), (urls) => json(renderTicket(view, urls)))
+
+    const stateView = (ticket: Ticket) => toJsonValue(ticketView(ticket)) as ViewJson
+
+    const ticketIdOf = (segment: string) => {
+      const id = parseIntegerId(segment)
+      return id === undefined ? Effect.fail(new NotFound()) : Effect.succeed(id)
+    }
+
+    const writeScope = (organizationId: string, ticketSegment: string) =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(organizationId, "write")
+        const ticketId = yield* ticketIdOf(ticketSegment)
+        return { scope, ticketId, caller: yield* CurrentCaller }
+      })
+
+    const roleOf = (requested: WriteRole | undefined, field: string) =>
+      Effect.gen(function* () {
+        const caller = yield* CurrentCaller
+        const role = requested ?? "associate"
+        if (role === "customer" && caller._tag !== "Integration")
+          return yield* ValidationError.field(
+            field,
+            "Only integration tokens write on behalf of the customer; people write as associates."
+          )
+        return role
+      })
+
+    const criteriaFromQuery = (request: HttpServerRequest.HttpServerRequest) => {
+      const params = new URL(request.url, "http://localhost").searchParams
+      const raw: Record<string, unknown> = {}
+      for (const name of CRITERIA_PARAMS) if (params.has(name)) raw[name] = params.getAll(name)
+      const snoozed = params.get("is_snoozed")
+      if (snoozed !== null) raw.is_snoozed = snoozed
+      const result = validateCriteria(raw)
+      return result.ok ? Effect.succeed(result.criteria) : Effect.fail(new ValidationError({ errors: result.errors }))
+    }
+
+    return handlers
+      .handle("list", ({ path, request, urlParams }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "read")
+          const caller = yield* CurrentCaller
+          const page = yield* Pagination.parse(urlParams)
+          const ordering = yield* TicketOrdering.parse(urlParams.ordering)
+          const criteria: Array<Criteria> = [yield* criteriaFromQuery(request)]
+          if (urlParams.filter !== undefined && urlParams.filter.trim() !== "") {
+            const viewer = caller._tag === "Person" ? { _tag: "Person" as const, userId: caller.userId } : caller
+            const filter = yield* presetFilters
+              .findVisible(scope.organizationId, viewer, urlParams.filter.trim())
+              .pipe(
+                Effect.catchTag("PresetFilterNotFound", () =>
+                  ValidationError.field("filter", "No custom preset filter with this id is visible to you.")
+                )
+              )
+            criteria.push(filter.criteria)
+          }
+          let isSpam = false
+          if (urlParams.is_spam !== undefined && urlParams.is_spam !== "") {
+            const parsed = Fields.parseBooleanText(urlParams.is_spam)
+            if (parsed === undefined)
+              return yield* ValidationError.field("is_spam", "Must be a valid boolean (true/false, 1/0 or yes/no).")
+            isSpam = parsed
+          }
+          const found = yield* Pagination.paginate(
+            request,
+            page,
+            queries.list(scope.organizationId, { criteria, isSpam, q: urlParams.q ?? "" }, ordering)
+          )
+          const urls = yield* downloadUrls(found.results)
+          return json({ ...found, results: found.results.map((view) => renderTicket(view, urls)) })
+        })
+      )
+      .handleRaw("create", ({ path, request }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "write")
+          const caller = yield* CurrentCaller
+          const body = yield* RequestBody.decode(request, TicketCreate)
+          const role = yield* roleOf(body.created_by_role, "created_by_role")
+          const kind = body.kind ?? "text"
+          const description = body.description ?? ""
+          const descriptionHtml = body.description_html ?? ""
+          if (kind === "text" && description === "" && descriptionHtml === "")
+            return yield* ValidationError.field(
+              "description",
+              "A text ticket needs a description (or description_html)."
+            )
+          if (body.customer_id !== undefined && body.customer_email !== undefined)
+            return yield* ValidationError.field(
+              "customer_id",
+              "Give either customer_id or customer_email (with customer_name), not both."
+            )
+          if (body.customer_id === undefined && body.customer_email === undefined)
+            return yield* ValidationError.field(
+              "customer_id",
+              "A ticket needs a customer: give customer_id, or customer_email (and customer_name)."
+            )
+          const origin = body.origin ?? "api"
+          const ticket = yield* commands
+            .create({
+              organizationId: scope.organizationId,
+              caller,
+              createdByRole: role,
+              subject: body.subject,
+              description,
+              descriptionHtml,
+              kind,
+              inboxId: body.inbox_id ?? undefined,
+              customer:
+                body.customer_id !== undefined
+                  ? { _tag: "ById", id: body.customer_id }
+                  : { _tag: "ByEmail", email: body.customer_email!, name: body.customer_name ?? "" },
+              origin,
+              channel: { type: body.channel_type ?? origin, connectionId: body.channel_connection_id ?? null },
+              externalRecipientEmails: dedupe(body.external_recipient_emails ?? []),
+              bccRecipientEmails: dedupe(body.bcc_recipient_emails ?? []),
+              tagIds: body.tags ?? [],
+              priority: body.priority ?? "not_set",
+              assigneeId: body.assignee_id ?? null,
+              attachmentIds: body.attachment_ids ?? []
+            })
+            .pipe(Effect.mapError(toHttpError))
+          const view = stateView(ticket)
+          const urls = yield* downloadUrls([view])
+          return createdAt(request, renderTicket(view, urls), `/organizations/${scope.publicId}/tickets/${ticket.id}/`)
+        })
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "read")
+          const ticketId = yield* ticketIdOf(path.ticket_id)
+          const view = yield* queries.view(scope.organizationId, ticketId)
+          if (view === undefined) return yield* new NotFound()
+          return yield* ticketResponse(view)
+        })
+      )
+      .handleRaw("update", ({ path, request }) =>
+        Effect.gen(function* () {
+          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
+          const body = yield* RequestBody.decode(request, TicketUpdate)
+          if (body.waiting_on !== undefined)
+            return yield* ValidationError.field(
+              "waiting_on",
+              "waiting_on follows the conversation (a customer-visible message sets it) and cannot be set directly."
+            )
+          const ticket = yield* commands
+            .update(scope.organizationId, caller, ticketId, {
+              ...(body.status !== undefined ? { status: body.status } : {}),
+              ...(body.classification !== undefined ? { classification: body.classification } : {}),
+              ...(body.priority !== undefined ? { priority: body.priority } : {}),
+              ...(body.assignee_id !== undefined ? { assigneeId: body.assignee_id } : {}),
+              ...(body.tags !== undefined ? { tagIds: body.tags } : {}),
+              ...(body.is_spam !== undefined ? { isSpam: body.is_spam } : {})
+            })
+            .pipe(Effect.mapError(toHttpError))
+          return yield* ticketResponse(stateView(ticket))
+        })
+      )
+      .handle("messages", ({ path, request, urlParams }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "read")
+          const ticketId = yield* ticketIdOf(path.ticket_id)
+          const page = yield* Pagination.parse(urlParams)
+          const ordering = yield* MessageOrdering.parse(urlParams.ordering)
+          if (!(yield* queries.exists(scope.organizationId, ticketId))) return yield* new NotFound()
+          const found = yield* Pagination.paginate(request, page, queries.messages(ticketId, ordering))
+          const urls = yield* downloadUrls(found.results)
+          return json({ ...found, results: found.results.map((view) => renderMessage(view, urls)) })
+        })
+      )
+      .handleRaw("addMessage", ({ path, request }) =>
+        Effect.gen(function* () {
+          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
+          const body = yield* RequestBody.decode(request, MessageCreate)
+          const role = yield* roleOf(body.role, "role")
+          const result = yield* commands
+            .addMessage({
+              organizationId: scope.organizationId,
+              caller,
+              ticketId,
+              role,
+              content: body.content ?? "",
+              contentHtml: body.content_html ?? "",
+              isVisibleToCustomer: body.is_visible_to_customer ?? true,
+              externalRecipientEmails:
+                body.external_recipient_emails === undefined || body.external_recipient_emails === null
+                  ? null
+                  : dedupe(body.external_recipient_emails),
+              bccRecipientEmails:
+                body.bcc_recipient_emails === undefined || body.bcc_recipient_emails === null
+                  ? null
+                  : dedupe(body.bcc_recipient_emails),
+              nextAssigneeId: body.next_assignee_id ?? null,
+              nextPriority: body.next_priority ?? null,
+              nextAction: body.next_action ?? "",
+              attachmentIds: body.attachment_ids ?? []
+            })
+            .pipe(Effect.mapError(toHttpError))
+          const ticket = result.ticket
+          const message = ticket.messages.find((m) => m.id === result.messageId)!
+          const view = toJsonValue(messageView(ticket.id, message)) as ViewJson
+          const urls = yield* downloadUrls([view])
+          return createdAt(
+            request,
+            renderMessage(view, urls),
+            `/organizations/${scope.publicId}/tickets/${ticket.id}/messages/`
+          )
+        })
+      )
+      .handleRaw("snooze", ({ path, request }) =>
+        Effect.gen(function* () {
+          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
+          const body = yield* RequestBody.decode(request, SnoozeRequest)
+          const ticket = yield* commands
+            .snooze(scope.organizationId, caller, ticketId, body.until)
+            .pipe(Effect.mapError(toHttpError))
+          return yield* ticketResponse(stateView(ticket))
+        })
+      )
+      .handle("unsnooze", ({ path }) =>
+        Effect.gen(function* () {
+          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
+          const ticket = yield* commands
+            .unsnooze(scope.organizationId, caller, ticketId)
+            .pipe(Effect.mapError(toHttpError))
+          return yield* ticketResponse(stateView(ticket))
+        })
+      )
+      .handleRaw("merge", ({ path, request }) =>
+        Effect.gen(function* () {
+          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
+          const body = yield* RequestBody.decode(request, MergeRequest)
+          const merged = yield* commands
+            .merge(scope.organizationId, caller, ticketId, body.into)
+            .pipe(Effect.mapError(toHttpError))
+          return yield* ticketResponse(stateView(merged.source))
+        })
+      )
+      .handleRaw("enrich", ({ path, request }) =>
+        Effect.gen(function* () {
+          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
+          if (caller._tag !== "Integration")
+            return yield* new PermissionDenied({ detail: "Only integration tokens record enrichment." })
+          const body = yield* RequestBody.decode(request, EnrichmentRequest)
+          const ticket = yield* commands
+            .enrich(scope.organizationId, ticketId, {
+              ...(body.summary !== undefined ? { summary: body.summary } : {}),
+              ...(body.sentiment_analysis_class !== undefined ? { sentiment: body.sentiment_analysis_class } : {}),
+              ...(body.transcript !== undefined ? { transcript: body.transcript } : {}),
+              ...(body.tags !== undefined ? { addTagIds: body.tags } : {}),
+              ...(body.language !== undefined ? { language: body.language } : {})
+            })
+            .pipe(Effect.mapError(toHttpError))
+          return yield* ticketResponse(stateView(ticket))
+        })
+      )
+  })
+)
+
+const dedupe = (emails: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  return emails.filter((email) => {
+    const key = email.toLowerCase()
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}

@@ -1,0 +1,103 @@
+import { SqlClient } from "@effect/sql"
+import type { CustomerRef, InboxRef, TagRef, UserRef } from "@helpdesk/domain"
+import { Effect } from "effect"
+import type { Customer } from "../Customers/Customer.js"
+import { Customers } from "../Customers/Customers.js"
+import type { Inbox } from "../Inboxes/Inbox.js"
+import { Inboxes } from "../Inboxes/Inboxes.js"
+import { Tags } from "../Tags/Tags.js"
+
+/**
+ * What tickets look up in the rest of the organization, as the value snapshots the domain's commands carry:
+ * inboxes, customers (created on the fly by e-mail), tags, and users (the caller, assignees). Every lookup is
+ * scoped to the organization: another organization's id is "not found".
+ */
+export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdesk/http/Tickets/TicketDirectory", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const inboxes = yield* Inboxes
+    const customers = yield* Customers
+    const tagRepository = yield* Tags
+
+    const inboxRef = (inbox: Inbox): InboxRef => ({
+      id: inbox.id,
+      name: inbox.name,
+      emailPrefix: inbox.email_prefix,
+      customerInteractionStyle: inbox.customer_interaction_style
+    })
+
+    const customerRef = (customer: Customer): CustomerRef => ({
+      id: customer.id,
+      name: customer.name,
+      email: customer.email,
+      isSpam: customer.is_spam,
+      company: customer.company === null ? null : { id: customer.company.id, name: customer.company.name },
+      isCompanyManager: customer.is_company_manager
+    })
+
+    /** The organization's default inbox (provisioned when it has none). */
+    const defaultInbox = (organizationId: number) => Effect.map(inboxes.defaultFor(organizationId), inboxRef)
+
+    /** An inbox of the organization, or undefined. */
+    const inbox = (organizationId: number, id: number) =>
+      Effect.map(inboxes.findById(organizationId, id), (found) => (found === undefined ? undefined : inboxRef(found)))
+
+    /** A customer of the organization, or undefined. */
+    const customer = (organizationId: number, id: number) =>
+      Effect.map(customers.findById(organizationId, id), (found) =>
+        found === undefined ? undefined : customerRef(found)
+      )
+
+    /** The customer with this e-mail address (ignoring case), created when new; runs in the caller's transaction. */
+    const customerByEmail = (organizationId: number, email: string, name: string) =>
+      Effect.map(customers.findOrCreateByEmail(organizationId, { email, name }), customerRef)
+
+    /** The organization's tags with these ids, in the order given; `missing` lists ids that are not its tags. */
+    const tags = (organizationId: number, ids: ReadonlyArray<number>) =>
+      Effect.map(tagRepository.findByIds(organizationId, ids), (found) => {
+        const known = new Set(found.map((t) => t.id))
+        return {
+          found: found.map((t): TagRef => ({ id: t.id, name: t.name, color: t.color })),
+          missing: [...new Set(ids)].filter((id) => !known.has(id))
+        }
+      })
+
+    /** A user as a `<user_ref>` snapshot, or undefined. */
+    const user = (userId: number) =>
+      sql<{ id: string; email: string; name: string; profilePictureUrl: string }>`
+        SELECT id, email, name, profile_picture_url FROM users WHERE id = ${userId}`.pipe(
+        Effect.map((rows): UserRef | undefined =>
+          rows[0] === undefined
+            ? undefined
+            : {
+                id: Number(rows[0].id),
+                email: rows[0].email,
+                name: rows[0].name,
+                profilePictureUrl: rows[0].profilePictureUrl
+              }
+        ),
+        Effect.orDie
+      )
+
+    /** A member of the organization (any role) as a `<user_ref>`, or undefined: only members can be assigned. */
+    const member = (organizationId: number, userId: number) =>
+      sql<{ id: string; email: string; name: string; profilePictureUrl: string }>`
+        SELECT u.id, u.email, u.name, u.profile_picture_url FROM users u
+        JOIN memberships m ON m.user_id = u.id AND m.organization_id = ${organizationId}
+        WHERE u.id = ${userId}`.pipe(
+        Effect.map((rows): UserRef | undefined =>
+          rows[0] === undefined
+            ? undefined
+            : {
+                id: Number(rows[0].id),
+                email: rows[0].email,
+                name: rows[0].name,
+                profilePictureUrl: rows[0].profilePictureUrl
+              }
+        ),
+        Effect.orDie
+      )
+
+    return { defaultInbox, inbox, customer, customerByEmail, tags, user, member } as const
+  })
+}) {}

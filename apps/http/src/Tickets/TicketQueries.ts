@@ -1,0 +1,141 @@
+import { SqlClient, type Statement } from "@effect/sql"
+import { Effect } from "effect"
+import * as Ordering from "../Http/Ordering.js"
+import type { Criteria } from "../PresetFilters/Criteria.js"
+import type { ViewJson } from "./TicketWire.js"
+
+/** Orderings of the ticket list: newest activity first by default. */
+export const TicketOrdering = Ordering.make({
+  columns: {
+    id: "ticket_id",
+    created_at: "created_at",
+    updated_at: "updated_at",
+    priority: "CASE priority WHEN 'urgent' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END",
+    status: "CASE status WHEN 'created' THEN 0 WHEN 'active' THEN 1 ELSE 2 END",
+    snoozed_until: "snoozed_until"
+  },
+  defaults: ["-updated_at"],
+  tieBreaker: "ticket_id"
+})
+
+/** Orderings of a ticket's messages: the conversation in order by default. */
+export const MessageOrdering = Ordering.make({
+  columns: { id: "message_id", created_at: "created_at" },
+  defaults: ["created_at"],
+  tieBreaker: "message_id"
+})
+
+/** What the ticket list selects on: the preset-filter criteria, spam, and a text query. */
+export interface TicketSearch {
+  /** Each set of criteria must hold (a preset filter's and the query's own, combined with AND). */
+  readonly criteria: ReadonlyArray<Criteria>
+  /** `true`: spam only; `false` (default): no spam. */
+  readonly isSpam: boolean
+  /** Words that must all start a word of the subject, or the public id; empty: no text filter. */
+  readonly q: string
+}
+
+const WORD = /[\p{L}\p{N}]+/gu
+
+/** A prefix `tsquery` for the words of `q` (`refund order` → `refund:* & order:*`), or undefined when it has none. */
+export const prefixQuery = (q: string): string | undefined => {
+  const words = q.toLowerCase().match(WORD)
+  return words === null ? undefined : words.map((w) => `${w}:*`).join(" & ")
+}
+
+/**
+ * Reads of the ticket read models (`hd_tickets`, `hd_ticket_messages`), always scoped to an organization: another
+ * organization's ticket is not found.
+ */
+export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/http/Tickets/TicketQueries", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** The stored view of a ticket of the organization, or undefined. */
+    const view = (organizationId: number, ticketId: number): Effect.Effect<ViewJson | undefined> =>
+      sql<{ view: ViewJson }>`
+        SELECT view FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
+        Effect.map((rows) => rows[0]?.view),
+        Effect.orDie,
+        Effect.withSpan("TicketQueries.view")
+      )
+
+    /** Whether the organization has this ticket. */
+    const exists = (organizationId: number, ticketId: number): Effect.Effect<boolean> =>
+      sql<{ one: number }>`
+        SELECT 1 AS one FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
+
+    /** One page of a ticket's messages. */
+    const messages = (ticketId: number, ordering: Ordering.Ordering<string>) => ({
+      count: sql<{
+        count: string
+      }>`SELECT count(*) AS count FROM hd_ticket_messages WHERE ticket_id = ${ticketId}`.pipe(
+        Effect.map((rows) => Number(rows[0]!.count)),
+        Effect.orDie
+      ),
+      fetch: (window: { readonly limit: number; readonly offset: number }) =>
+        sql<{ view: ViewJson }>`
+          SELECT view FROM hd_ticket_messages WHERE ticket_id = ${ticketId}
+          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+          Effect.map((rows) => rows.map((row) => row.view)),
+          Effect.orDie
+        )
+    })
+
+    const criteriaClauses = (c: Criteria): Array<Statement.Fragment> => {
+      const clauses: Array<Statement.Fragment> = []
+      if (c.statuses.length > 0) clauses.push(sql`status = ANY(${[...c.statuses]}::text[])`)
+      if (c.waiting_on.length > 0) clauses.push(sql`waiting_on = ANY(${[...c.waiting_on]}::text[])`)
+      if (c.priorities.length > 0) clauses.push(sql`priority = ANY(${[...c.priorities]}::text[])`)
+      if (c.classifications.length > 0) clauses.push(sql`classification = ANY(${[...c.classifications]}::text[])`)
+      if (c.inbox_ids.length > 0) clauses.push(sql`inbox_id = ANY(${[...c.inbox_ids]}::bigint[])`)
+      if (c.channels.length > 0) clauses.push(sql`channel_type = ANY(${[...c.channels]}::text[])`)
+      // Never matches an unassigned ticket (assignee_id IS NULL), as the domain's `matches`.
+      if (c.assignee_ids.length > 0) clauses.push(sql`assignee_id = ANY(${[...c.assignee_ids]}::bigint[])`)
+      if (c.is_snoozed === true) clauses.push(sql`snoozed_until > now()`)
+      if (c.is_snoozed === false) clauses.push(sql`(snoozed_until IS NULL OR snoozed_until <= now())`)
+      if (c.tags_include.length > 0)
+        clauses.push(sql`tag_names ?| ${c.tags_include.map((n) => n.toLowerCase())}::text[]`)
+      if (c.tags_exclude.length > 0)
+        clauses.push(sql`NOT (tag_names ?| ${c.tags_exclude.map((n) => n.toLowerCase())}::text[])`)
+      return clauses
+    }
+
+    /**
+     * One page of the organization's tickets matching `search`. Merged-away tickets are never listed (their
+     * conversation lives on in the survivor); spam only when asked for.
+     */
+    const list = (organizationId: number, search: TicketSearch, ordering: Ordering.Ordering<string>) => {
+      const clauses: Array<Statement.Fragment> = [
+        sql`organization_id = ${String(organizationId)}`,
+        sql`merged_into IS NULL`,
+        sql`is_spam = ${search.isSpam}`,
+        ...search.criteria.flatMap(criteriaClauses)
+      ]
+      const tsquery = prefixQuery(search.q)
+      if (tsquery !== undefined)
+        clauses.push(
+          sql`(to_tsvector('simple', subject) @@ to_tsquery('simple', ${tsquery}) OR public_id = ${search.q.trim()})`
+        )
+      const where = sql.and(clauses)
+      return {
+        count: sql<{ count: string }>`SELECT count(*) AS count FROM hd_tickets WHERE ${where}`.pipe(
+          Effect.map((rows) => Number(rows[0]!.count)),
+          Effect.orDie
+        ),
+        fetch: (window: { readonly limit: number; readonly offset: number }) =>
+          sql<{ view: ViewJson }>`
+            SELECT view FROM hd_tickets WHERE ${where}
+            ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+            Effect.map((rows) => rows.map((row) => row.view)),
+            Effect.orDie
+          )
+      }
+    }
+
+    return { view, exists, messages, list } as const
+  })
+}) {}

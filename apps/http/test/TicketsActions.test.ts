@@ -1,0 +1,261 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Fixtures from "./support/Fixtures.js"
+import { get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
+import {
+  ENGLISH,
+  FRENCH,
+  organization,
+  postMessage,
+  readTicket,
+  tag,
+  ticket,
+  ticketPath,
+  updateTicket
+} from "./TicketsSupport.js"
+
+const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString()
+
+layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merge, enrichment", (it) => {
+  it.effect("PATCH closes with a classification, reopens, and changes priority, assignee, tags and spam", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const admin = yield* Fixtures.member(org, "admin")
+      const urgent = yield* tag(org, "Urgent")
+      const t = yield* ticket(org)
+      const noClass = yield* updateTicket(org, t.id, { status: "closed" })
+      assert.strictEqual(noClass.status, 400)
+      assert.property(noClass.body, "classification")
+      const closed = yield* updateTicket(org, t.id, { status: "closed", classification: "resolved" })
+      assert.strictEqual(closed.status, 200, closed.text)
+      assert.strictEqual(closed.body.status, "closed")
+      assert.strictEqual(closed.body.classification, "resolved")
+      assert.deepStrictEqual((yield* readTicket(org, t.id)).body, closed.body)
+      const reopened = yield* updateTicket(org, t.id, { status: "active" })
+      assert.strictEqual(reopened.body.status, "active")
+      assert.strictEqual(reopened.body.classification, "")
+      const changed = yield* updateTicket(org, t.id, {
+        priority: "urgent",
+        assignee_id: admin.userId,
+        tags: [urgent.id],
+        classification: "other"
+      })
+      assert.strictEqual(changed.status, 200, changed.text)
+      assert.strictEqual(changed.body.priority, "urgent")
+      assert.strictEqual(changed.body.assignee.id, admin.userId)
+      assert.deepStrictEqual(changed.body.tags, [{ id: urgent.id, name: "Urgent", color: "" }])
+      assert.strictEqual(changed.body.classification, "other")
+      const spam = yield* updateTicket(org, t.id, { is_spam: true, assignee_id: null, tags: [] })
+      assert.strictEqual(spam.body.is_spam, true)
+      assert.strictEqual(spam.body.assignee, null)
+      assert.deepStrictEqual(spam.body.tags, [])
+      const unchanged = yield* updateTicket(org, t.id, {})
+      assert.strictEqual(unchanged.status, 200)
+      assert.deepStrictEqual(unchanged.body, spam.body)
+    })
+  )
+
+  it.effect("PATCH refusals: all or nothing, with the field concerned", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const member = yield* Fixtures.member(org, "member")
+      const t = yield* ticket(org)
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+        [{ status: "active" }, "status"],
+        [{ status: "open" }, "status"],
+        [{ classification: "solved" }, "classification"],
+        [{ priority: "p1" }, "priority"],
+        [{ assignee_id: 987654 }, "assignee_id"],
+        [{ tags: [987654] }, "tags"],
+        [{ waiting_on: "customer" }, "waiting_on"],
+        [{ is_spam: "maybe" }, "is_spam"]
+      ]
+      for (const [body, field] of cases) {
+        const response = yield* updateTicket(org, t.id, { priority: "low", ...body })
+        assert.strictEqual(response.status, 400, `${field}: ${response.text}`)
+        assert.property(response.body, field)
+      }
+      // The refused PATCHes changed nothing (not even their valid priority).
+      assert.strictEqual((yield* readTicket(org, t.id)).body.priority, "not_set")
+      assert.strictEqual((yield* patch(ticketPath(org, t.id), { token: member.token, json: {} })).status, 403)
+    })
+  )
+
+  it.effect("snooze until a future moment, unsnooze manually; a customer's reply unsnoozes with customer_reply", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const until = inAnHour()
+      const snoozed = yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until } })
+      assert.strictEqual(snoozed.status, 200, snoozed.text)
+      assert.strictEqual(snoozed.body.snoozed_until, until)
+      assert.strictEqual(snoozed.body.snoozed_by.id, org.ownerId)
+      assert.strictEqual(snoozed.body.last_unsnooze_reason, null)
+      const unsnoozed = yield* post(ticketPath(org, t.id, "unsnooze/"), { token: org.ownerToken })
+      assert.strictEqual(unsnoozed.status, 200)
+      assert.strictEqual(unsnoozed.body.snoozed_until, null)
+      assert.strictEqual(unsnoozed.body.last_unsnooze_reason, "manual")
+      assert.isString(unsnoozed.body.last_snooze_ended_at)
+      const again = yield* post(ticketPath(org, t.id, "unsnooze/"), { token: org.ownerToken })
+      assert.strictEqual(again.status, 400)
+      assert.property(again.body, "non_field_errors")
+
+      yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until: inAnHour() } })
+      yield* postMessage(org, t.id, { content: "Hello?", role: "customer" }, org.integration)
+      const woken = (yield* readTicket(org, t.id)).body
+      assert.strictEqual(woken.snoozed_until, null)
+      assert.strictEqual(woken.last_unsnooze_reason, "customer_reply")
+
+      const past = yield* post(ticketPath(org, t.id, "snooze/"), {
+        token: org.ownerToken,
+        json: { until: "2020-01-01T00:00:00Z" }
+      })
+      assert.strictEqual(past.status, 400)
+      assert.property(past.body, "until")
+      const bad = yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until: "tomorrow" } })
+      assert.strictEqual(bad.status, 400)
+      assert.property(bad.body, "until")
+      const missing = yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: {} })
+      assert.deepStrictEqual(missing.body, { until: ["This field is required."] })
+      yield* updateTicket(org, t.id, { status: "closed", classification: "resolved" })
+      const closed = yield* post(ticketPath(org, t.id, "snooze/"), {
+        token: org.ownerToken,
+        json: { until: inAnHour() }
+      })
+      assert.strictEqual(closed.status, 400)
+    })
+  )
+
+  it.effect("merge: the source answers reads with merged_into, refuses writes naming the survivor", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const { baseUrl } = yield* TestApp
+      const source = yield* ticket(org, { subject: "Duplicate" })
+      const target = yield* ticket(org, { subject: "Original" })
+      const carried = (yield* postMessage(org, source.id, { content: "On the duplicate" })).body
+      const merged = yield* post(ticketPath(org, source.id, "merge/"), {
+        token: org.ownerToken,
+        json: { into: target.id }
+      })
+      assert.strictEqual(merged.status, 200, merged.text)
+      assert.deepStrictEqual(merged.body.merged_into, {
+        id: target.id,
+        public_id: target.public_id,
+        subject: "Original"
+      })
+      assert.strictEqual(merged.body.merged_by.id, org.ownerId)
+      assert.isString(merged.body.merged_at)
+      assert.deepStrictEqual((yield* readTicket(org, source.id)).body, merged.body)
+
+      const moved = yield* get(ticketPath(org, target.id, "messages/"), { token: org.ownerToken })
+      assert.strictEqual(moved.body.count, 1)
+      assert.strictEqual(moved.body.results[0].id, carried.id)
+      assert.deepStrictEqual(moved.body.results[0].merged_from_ticket, {
+        id: source.id,
+        public_id: source.public_id,
+        subject: "Duplicate"
+      })
+
+      for (const write of [
+        postMessage(org, source.id, { content: "late" }),
+        post(ticketPath(org, source.id, "snooze/"), { token: org.ownerToken, json: { until: inAnHour() } }),
+        patch(ticketPath(org, source.id), { token: org.ownerToken, json: { priority: "high" } })
+      ]) {
+        const refused = yield* write
+        assert.strictEqual(refused.status, 400, refused.text)
+        assert.include(refused.body.non_field_errors[0], `ticket ${target.public_id}`)
+      }
+
+      const reply = yield* postMessage(org, source.id, { content: "Customer again", role: "customer" }, org.integration)
+      assert.strictEqual(reply.status, 201, reply.text)
+      assert.strictEqual(reply.headers.get("location"), `${baseUrl}${ticketPath(org, target.id, "messages/")}`)
+      const survivor = yield* get(ticketPath(org, target.id, "messages/"), { token: org.ownerToken })
+      assert.strictEqual(survivor.body.count, 2)
+
+      // Not listed any more.
+      const list = yield* get(org.tickets, { token: org.ownerToken })
+      assert.notInclude(
+        list.body.results.map((t: { id: number }) => t.id),
+        source.id
+      )
+    })
+  )
+
+  it.effect("merge refusals: into itself, into another organization's ticket, into a merged ticket, again", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const other = yield* organization
+      const a = yield* ticket(org)
+      const b = yield* ticket(org)
+      const c = yield* ticket(org)
+      const foreign = yield* ticket(other)
+      const merge = (id: number, into: unknown) =>
+        post(ticketPath(org, id, "merge/"), { token: org.ownerToken, json: { into } })
+      for (const into of [a.id, foreign.id, 987654, "x"]) {
+        const refused = yield* merge(a.id, into)
+        assert.strictEqual(refused.status, 400, refused.text)
+        assert.property(refused.body, "into")
+      }
+      assert.strictEqual((yield* merge(b.id, c.id)).status, 200)
+      const intoMerged = yield* merge(a.id, b.id)
+      assert.strictEqual(intoMerged.status, 400)
+      assert.include(intoMerged.body.into[0], `ticket ${c.public_id}`)
+      const twice = yield* merge(b.id, a.id)
+      assert.strictEqual(twice.status, 400)
+      assert.property(twice.body, "non_field_errors")
+    })
+  )
+
+  it.effect("enrichment: integration tokens only; summary, sentiment, transcript (with language) and auto-tags", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const vip = yield* tag(org, "VIP")
+      const refund = yield* tag(org, "Refund")
+      const audio = yield* ticket(org, { kind: "audio", description: "", tags: [vip.id] })
+      const path = ticketPath(org, audio.id, "enrichment/")
+      assert.strictEqual((yield* post(path, { token: org.ownerToken, json: { summary: "x" } })).status, 403)
+      const enriched = yield* post(path, {
+        token: org.integration,
+        json: {
+          summary: "Customer asks about a lost parcel.",
+          sentiment_analysis_class: "negative",
+          transcript: FRENCH,
+          tags: [refund.id, vip.id]
+        }
+      })
+      assert.strictEqual(enriched.status, 200, enriched.text)
+      const e = enriched.body
+      assert.strictEqual(e.summary, "Customer asks about a lost parcel.")
+      assert.strictEqual(e.sentiment_analysis_class, "negative")
+      assert.strictEqual(e.description, FRENCH)
+      assert.strictEqual(e.description_html, "")
+      assert.strictEqual(e.language, "fr")
+      assert.deepStrictEqual(
+        e.tags.map((t: { id: number }) => t.id),
+        [vip.id, refund.id]
+      )
+      const text = yield* ticket(org, { description: ENGLISH })
+      const notAudio = yield* post(ticketPath(org, text.id, "enrichment/"), {
+        token: org.integration,
+        json: { transcript: "x" }
+      })
+      assert.strictEqual(notAudio.status, 400)
+      assert.property(notAudio.body, "transcript")
+      const badSentiment = yield* post(ticketPath(org, text.id, "enrichment/"), {
+        token: org.integration,
+        json: { sentiment_analysis_class: "pending" }
+      })
+      assert.property(badSentiment.body, "sentiment_analysis_class")
+      const language = yield* post(ticketPath(org, text.id, "enrichment/"), {
+        token: org.integration,
+        json: { language: "de" }
+      })
+      assert.strictEqual(language.body.language, "de")
+      const badLanguage = yield* post(ticketPath(org, text.id, "enrichment/"), {
+        token: org.integration,
+        json: { language: "deu" }
+      })
+      assert.property(badLanguage.body, "language")
+    })
+  )
+})

@@ -1,0 +1,408 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Fixtures from "./support/Fixtures.js"
+import { get, post, TestApp, TestAppLive } from "./support/TestApp.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
+import {
+  createTicket,
+  ENGLISH,
+  FRENCH,
+  ISO_MS,
+  inbox,
+  organization,
+  outbox,
+  readTicket,
+  tag,
+  ticket
+} from "./TicketsSupport.js"
+
+const TICKET_FIELDS = [
+  "id",
+  "public_id",
+  "subject",
+  "inbox",
+  "channel",
+  "customer",
+  "assignee",
+  "kind",
+  "summary",
+  "customer_visible_reply_count",
+  "status",
+  "classification",
+  "priority",
+  "waiting_on",
+  "created_at",
+  "updated_at",
+  "csat_response",
+  "attachments",
+  "has_attachments",
+  "origin",
+  "created_by",
+  "external_recipient_emails",
+  "bcc_recipient_emails",
+  "from_email",
+  "from_name",
+  "snoozed_until",
+  "snoozed_by",
+  "last_snooze_ended_at",
+  "last_unsnooze_reason",
+  "merged_into",
+  "merged_at",
+  "merged_by",
+  "delivery_status",
+  "sent_at",
+  "read_at",
+  "failed_at",
+  "delivery_failure_reason",
+  "description",
+  "description_html",
+  "sentiment_analysis_class",
+  "tags",
+  "language",
+  "is_spam"
+]
+
+layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
+  it.effect("POST …/tickets/ answers 201 with every field of the Ticket, and GET answers the same", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const { baseUrl } = yield* TestApp
+      const billing = yield* tag(org, "Billing", "#ff0000")
+      const response = yield* createTicket(org, {
+        subject: "  Parcel missing  ",
+        description: ENGLISH,
+        description_html: `<p>${ENGLISH}</p>`,
+        customer_email: "Jane.Doe@Example.COM",
+        customer_name: "Jane Doe",
+        priority: "high",
+        tags: [billing.id],
+        external_recipient_emails: ["boss@example.com", "Boss@example.com"],
+        bcc_recipient_emails: ["audit@example.com"]
+      })
+      assert.strictEqual(response.status, 201, response.text)
+      const t = response.body
+      assert.deepStrictEqual(Object.keys(t).sort(), [...TICKET_FIELDS].sort())
+      assert.isNumber(t.id)
+      assert.strictEqual(response.headers.get("location"), `${baseUrl}${org.tickets}${t.id}/`)
+      assert.strictEqual(t.public_id, "1")
+      assert.strictEqual(t.subject, "Parcel missing")
+      assert.isNumber(t.inbox.id)
+      assert.deepStrictEqual(
+        { ...t.inbox, id: 0 },
+        { id: 0, name: "Support", email_prefix: "support", customer_interaction_style: "helpdesk" }
+      )
+      assert.deepStrictEqual(t.channel, { type: "api", connection_id: null })
+      assert.isNumber(t.customer.id)
+      assert.deepStrictEqual(
+        { ...t.customer, id: 0 },
+        {
+          id: 0,
+          name: "Jane Doe",
+          email: "Jane.Doe@example.com",
+          is_spam: false,
+          company: null,
+          is_company_manager: false
+        }
+      )
+      assert.strictEqual(t.assignee, null)
+      assert.strictEqual(t.kind, "text")
+      assert.strictEqual(t.summary, "")
+      assert.strictEqual(t.customer_visible_reply_count, 0)
+      assert.strictEqual(t.status, "created")
+      assert.strictEqual(t.classification, "")
+      assert.strictEqual(t.priority, "high")
+      assert.strictEqual(t.waiting_on, "customer")
+      assert.match(t.created_at, ISO_MS)
+      assert.match(t.updated_at, ISO_MS)
+      assert.strictEqual(t.csat_response, null)
+      assert.deepStrictEqual(t.attachments, [])
+      assert.strictEqual(t.has_attachments, false)
+      assert.strictEqual(t.origin, "api")
+      assert.deepStrictEqual(t.created_by, {
+        role: "associate",
+        user: { id: org.ownerId, email: org.ownerEmail, profile_picture_url: "", name: "Owner" }
+      })
+      assert.deepStrictEqual(t.external_recipient_emails, ["boss@example.com"])
+      assert.deepStrictEqual(t.bcc_recipient_emails, ["audit@example.com"])
+      assert.strictEqual(t.from_email, "Jane.Doe@example.com")
+      assert.strictEqual(t.from_name, "Jane Doe")
+      for (const key of ["snoozed_until", "snoozed_by", "last_snooze_ended_at", "last_unsnooze_reason"])
+        assert.strictEqual(t[key], null, key)
+      for (const key of ["merged_into", "merged_at", "merged_by", "sent_at", "read_at", "failed_at"])
+        assert.strictEqual(t[key], null, key)
+      assert.strictEqual(t.delivery_status, "pending")
+      assert.strictEqual(t.delivery_failure_reason, "")
+      assert.strictEqual(t.description, ENGLISH)
+      assert.strictEqual(t.description_html, `<p>${ENGLISH}</p>`)
+      assert.strictEqual(t.sentiment_analysis_class, "pending")
+      assert.deepStrictEqual(t.tags, [{ id: billing.id, name: "Billing", color: "#ff0000" }])
+      assert.strictEqual(t.language, "en")
+      assert.strictEqual(t.is_spam, false)
+
+      const read = yield* readTicket(org, t.id)
+      assert.strictEqual(read.status, 200)
+      assert.deepStrictEqual(read.body, t)
+    })
+  )
+
+  it.effect("an associate's ticket queues the create-email in the outbox; an inbound customer ticket does not", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const byAssociate = yield* ticket(org)
+      const rows = yield* outbox(byAssociate.id)
+      assert.strictEqual(rows.length, 1)
+      assert.strictEqual(rows[0]!.kind, "ticket_created")
+      assert.strictEqual(rows[0]!.messageId, null)
+      assert.strictEqual(rows[0]!.status, "pending")
+      assert.strictEqual(rows[0]!.payload.to, "jane@example.com")
+
+      const inbound = yield* ticket(org, { created_by_role: "customer", origin: "email" }, org.integration)
+      assert.deepStrictEqual(inbound.created_by, { role: "customer", user: null })
+      assert.strictEqual(inbound.delivery_status, null)
+      assert.strictEqual(inbound.waiting_on, "associate")
+      assert.deepStrictEqual(inbound.channel, { type: "email", connection_id: null })
+      assert.strictEqual((yield* outbox(inbound.id)).length, 0)
+
+      const byIntegration = yield* ticket(org, {}, org.integration)
+      assert.deepStrictEqual(byIntegration.created_by, { role: "associate", user: null })
+      assert.strictEqual(byIntegration.delivery_status, "pending")
+    })
+  )
+
+  it.effect("only integration tokens create tickets on behalf of the customer", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const response = yield* createTicket(org, {
+        subject: "Hi",
+        description: "x",
+        customer_email: "a@example.com",
+        created_by_role: "customer"
+      })
+      assert.strictEqual(response.status, 400)
+      assert.property(response.body, "created_by_role")
+    })
+  )
+
+  it.effect("the inbox: the default when omitted, the given one, and another organization's is refused", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const other = yield* organization
+      // The first ticket provisions the default inbox ("Support") of an organization that has none.
+      const inDefault = yield* ticket(org)
+      assert.strictEqual(inDefault.inbox.email_prefix, "support")
+      const sales = yield* inbox(org, "Sales", "sales")
+      yield* ticket(other)
+      const foreign = yield* inbox(other, "Foreign", "foreign")
+      assert.strictEqual((yield* ticket(org)).inbox.id, inDefault.inbox.id)
+      const inSales = yield* ticket(org, { inbox_id: sales.id })
+      assert.deepStrictEqual(inSales.inbox, {
+        id: sales.id,
+        name: "Sales",
+        email_prefix: "sales",
+        customer_interaction_style: "helpdesk"
+      })
+      const refused = yield* createTicket(org, {
+        subject: "x",
+        description: "y",
+        customer_email: "a@example.com",
+        inbox_id: foreign.id
+      })
+      assert.strictEqual(refused.status, 400)
+      assert.deepStrictEqual(Object.keys(refused.body), ["inbox_id"])
+    })
+  )
+
+  it.effect(
+    "customers: created on the fly by e-mail (matched ignoring case), or named by id of this organization",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        const other = yield* organization
+        const first = yield* ticket(org, { customer_email: "Sam@Example.com", customer_name: "Sam" })
+        const second = yield* ticket(org, { customer_email: "sam@example.com", customer_name: "Samuel" })
+        assert.strictEqual(second.customer.id, first.customer.id)
+        assert.strictEqual(second.customer.name, "Sam")
+        const byId = yield* ticket(org, { customer_email: undefined, customer_id: first.customer.id })
+        assert.strictEqual(byId.customer.id, first.customer.id)
+        const elsewhere = yield* ticket(other, { customer_email: "sam@example.com" })
+        assert.notStrictEqual(elsewhere.customer.id, first.customer.id)
+
+        const foreign = yield* createTicket(org, { subject: "x", description: "y", customer_id: elsewhere.customer.id })
+        assert.strictEqual(foreign.status, 400)
+        assert.property(foreign.body, "customer_id")
+        const none = yield* createTicket(org, { subject: "x", description: "y" })
+        assert.strictEqual(none.status, 400)
+        assert.property(none.body, "customer_id")
+        const both = yield* createTicket(org, {
+          subject: "x",
+          description: "y",
+          customer_id: first.customer.id,
+          customer_email: "sam@example.com"
+        })
+        assert.strictEqual(both.status, 400)
+        const badEmail = yield* createTicket(org, { subject: "x", description: "y", customer_email: "not-an-email" })
+        assert.deepStrictEqual(badEmail.body, { customer_email: ["Enter a valid email address."] })
+      })
+  )
+
+  it.effect(
+    "public ids are 1, 2, 3 … without gaps under concurrent creation; a refused creation frees its number",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        const first = yield* ticket(org)
+        assert.strictEqual(first.public_id, "1")
+        const refused = yield* createTicket(org, {
+          subject: "x",
+          description: "y",
+          customer_email: "a@example.com",
+          tags: [999_999]
+        })
+        assert.strictEqual(refused.status, 400)
+        assert.deepStrictEqual(Object.keys(refused.body), ["tags"])
+        // Embedded PGlite multiplexes every connection onto one session and mixes up concurrent transactions' answers
+        // (a lookup sees no rows), so there the creations run one at a time; CI runs this on PostgreSQL.
+        const parallel = usesRealPostgres ? 16 : 1
+        const concurrent = yield* Effect.forEach(
+          Array.from({ length: parallel }, (_, i) => i),
+          (i) => ticket(org, { subject: `Concurrent ${i}`, customer_email: `c${i}@example.com` }),
+          { concurrency: parallel }
+        )
+        const numbers = concurrent.map((t) => Number(t.public_id)).sort((a, b) => a - b)
+        assert.deepStrictEqual(
+          numbers,
+          Array.from({ length: parallel }, (_, i) => i + 2)
+        )
+        // Another organization counts on its own.
+        const other = yield* organization
+        assert.strictEqual((yield* ticket(other)).public_id, "1")
+      })
+  )
+
+  it.effect("language: detected from subject and description (ISO 639-1), empty when the text is too short", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      assert.strictEqual((yield* ticket(org, { subject: "Colis perdu", description: FRENCH })).language, "fr")
+      assert.strictEqual((yield* ticket(org, { subject: "Hi", description: "Thanks!" })).language, "")
+      const fromHtml = yield* ticket(org, { description: undefined, description_html: `<div>${FRENCH}</div>` })
+      assert.strictEqual(fromHtml.description, FRENCH)
+      assert.strictEqual(fromHtml.language, "fr")
+    })
+  )
+
+  it.effect("audio tickets: an empty description means speech-to-text is pending; HTML is refused", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const audio = yield* ticket(org, { kind: "audio", description: "" })
+      assert.strictEqual(audio.kind, "audio")
+      assert.strictEqual(audio.description, "")
+      assert.strictEqual(audio.language, "")
+      const refused = yield* createTicket(org, {
+        subject: "Voicemail",
+        kind: "audio",
+        description_html: "<p>x</p>",
+        customer_email: "a@example.com"
+      })
+      assert.strictEqual(refused.status, 400)
+      assert.property(refused.body, "description_html")
+    })
+  )
+
+  it.effect("form bodies work too (lists repeat the key)", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const a = yield* tag(org, "a")
+      const b = yield* tag(org, "b")
+      const response = yield* post(org.tickets, {
+        token: org.ownerToken,
+        form: {
+          subject: "By form",
+          description: "Sent as a form",
+          customer_email: "form@example.com",
+          tags: [String(a.id), String(b.id)],
+          priority: "low",
+          assignee_id: String(org.ownerId)
+        }
+      })
+      assert.strictEqual(response.status, 201, response.text)
+      assert.deepStrictEqual(
+        response.body.tags.map((t: { id: number }) => t.id),
+        [a.id, b.id]
+      )
+      assert.strictEqual(response.body.assignee.id, org.ownerId)
+    })
+  )
+
+  it.effect("bad input gets 4xx field errors, never 500; limits hold at their edge", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const base = { subject: "x", description: "y", customer_email: "a@example.com" }
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+        [{ ...base, subject: undefined }, "subject"],
+        [{ ...base, subject: "s".repeat(501) }, "subject"],
+        [{ ...base, description: "" }, "description"],
+        [{ ...base, kind: "video" }, "kind"],
+        [{ ...base, priority: "asap" }, "priority"],
+        [{ ...base, origin: "fax" }, "origin"],
+        [{ ...base, channel_type: "pigeon" }, "channel_type"],
+        [{ ...base, external_recipient_emails: ["nope"] }, "external_recipient_emails"],
+        [{ ...base, bcc_recipient_emails: "audit@example.com" }, "bcc_recipient_emails"],
+        [
+          { ...base, external_recipient_emails: Array.from({ length: 51 }, (_, i) => `p${i}@example.com`) },
+          "external_recipient_emails"
+        ],
+        [{ ...base, tags: ["a"] }, "tags"],
+        [{ ...base, inbox_id: 0 }, "inbox_id"],
+        [{ ...base, inbox_id: 987654 }, "inbox_id"],
+        [{ ...base, assignee_id: 987654 }, "assignee_id"],
+        [{ ...base, customer_name: "n".repeat(256) }, "customer_name"],
+        [{ ...base, customer_email: `${"e".repeat(243)}@example.com` }, "customer_email"]
+      ]
+      for (const [body, field] of cases) {
+        const response = yield* createTicket(org, body)
+        assert.strictEqual(response.status, 400, `${field}: ${response.text}`)
+        assert.property(response.body, field, response.text)
+      }
+      assert.strictEqual((yield* createTicket(org, { ...base, subject: "s".repeat(500) })).status, 201)
+      assert.strictEqual(
+        (yield* createTicket(org, {
+          ...base,
+          external_recipient_emails: Array.from({ length: 50 }, (_, i) => `p${i}@example.com`)
+        })).status,
+        201
+      )
+      const malformed = yield* post(org.tickets, { token: org.ownerToken, body: "{", contentType: "application/json" })
+      assert.strictEqual(malformed.status, 400)
+      const array = yield* post(org.tickets, { token: org.ownerToken, json: [1] })
+      assert.strictEqual(array.status, 400)
+      const text = yield* post(org.tickets, { token: org.ownerToken, body: "x", contentType: "text/plain" })
+      assert.strictEqual(text.status, 415)
+    })
+  )
+
+  it.effect("roles: members read but do not write; other organizations' tickets are 404", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const other = yield* organization
+      const member = yield* Fixtures.member(org, "member")
+      const outsider = yield* Fixtures.outsider
+      const t = yield* ticket(org)
+      assert.strictEqual((yield* get(`${org.tickets}${t.id}/`, { token: member.token })).status, 200)
+      const write = yield* createTicket(
+        org,
+        { subject: "x", description: "y", customer_email: "a@example.com" },
+        {
+          token: member.token
+        }
+      )
+      assert.strictEqual(write.status, 403)
+      assert.strictEqual((yield* get(`${org.tickets}${t.id}/`, { token: outsider })).status, 404)
+      assert.strictEqual((yield* get(`${other.tickets}${t.id}/`, { token: other.ownerToken })).status, 404)
+      assert.strictEqual((yield* get(`${org.tickets}${t.id}/`, { token: other.integration })).status, 404)
+      assert.strictEqual((yield* get(`${org.tickets}abc/`, { token: org.ownerToken })).status, 404)
+      assert.strictEqual((yield* get(`${org.tickets}0/`, { token: org.ownerToken })).status, 404)
+      assert.strictEqual((yield* get(`${org.tickets}99999999/`, { token: org.ownerToken })).status, 404)
+      assert.strictEqual((yield* get(`${org.tickets}${t.id}/`)).status, 401)
+    })
+  )
+})

@@ -1,0 +1,196 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import * as Fixtures from "./support/Fixtures.js"
+import { get, post, TestAppLive } from "./support/TestApp.js"
+import {
+  inbox,
+  organization,
+  postMessage,
+  presetFilter,
+  type TicketOrg,
+  tag,
+  ticket,
+  ticketPath,
+  updateTicket
+} from "./TicketsSupport.js"
+
+const ids = (body: { results: ReadonlyArray<{ id: number }> }) => body.results.map((t) => t.id)
+
+const sorted = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)
+
+layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (it) => {
+  /** A small organization of tickets, each differing from the first in one criterion. */
+  const world = Effect.gen(function* () {
+    const org = yield* organization
+    const admin = yield* Fixtures.member(org, "admin")
+    const billing = yield* tag(org, "Billing")
+    const vip = yield* tag(org, "VIP")
+    const plain = yield* ticket(org, { subject: "Plain question" })
+    // After the first ticket provisioned the default inbox, so Sales is not the default.
+    const sales = yield* inbox(org, "Sales", "sales")
+    const closed = yield* ticket(org, { subject: "Closed one" })
+    yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
+    const urgent = yield* ticket(org, { subject: "Urgent refund request", priority: "urgent" })
+    const assigned = yield* ticket(org, { subject: "Assigned", assignee_id: admin.userId })
+    const tagged = yield* ticket(org, { subject: "Tagged billing", tags: [billing.id, vip.id] })
+    const inSales = yield* ticket(org, { subject: "Sales lead", inbox_id: sales.id })
+    const telegram = yield* ticket(org, { subject: "From telegram", origin: "telegram" })
+    const inbound = yield* ticket(org, { subject: "Inbound", created_by_role: "customer" }, org.integration)
+    const snoozed = yield* ticket(org, { subject: "Snoozed" })
+    yield* post(ticketPath(org, snoozed.id, "snooze/"), {
+      token: org.ownerToken,
+      json: { until: new Date(Date.now() + 3_600_000).toISOString() }
+    })
+    const active = yield* ticket(org, { subject: "Answered" })
+    yield* postMessage(org, active.id, { content: "Answer" })
+    const spam = yield* ticket(org, { subject: "Spam offer" })
+    yield* updateTicket(org, spam.id, { is_spam: true })
+    const all = [plain, closed, urgent, assigned, tagged, inSales, telegram, inbound, snoozed, active].map((t) => t.id)
+    return {
+      org,
+      admin,
+      sales,
+      all,
+      plain,
+      closed,
+      urgent,
+      assigned,
+      tagged,
+      inSales,
+      telegram,
+      inbound,
+      snoozed,
+      active,
+      spam
+    }
+  })
+
+  const list = (org: TicketOrg, query: string, token?: string) =>
+    get(`${org.tickets}?page_size=100&${query}`, { token: token ?? org.ownerToken })
+
+  it.effect("each criterion filters in SQL; lists repeat the key; criteria combine with AND", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const check = (query: string, expected: ReadonlyArray<number>) =>
+        Effect.gen(function* () {
+          const response = yield* list(w.org, query)
+          assert.strictEqual(response.status, 200, `${query}: ${response.text}`)
+          assert.deepStrictEqual(sorted(ids(response.body)), sorted(expected), query)
+          assert.strictEqual(response.body.count, expected.length, query)
+        })
+      yield* check("", w.all)
+      yield* check("statuses=closed", [w.closed.id])
+      yield* check("statuses=closed&statuses=active", [w.closed.id, w.active.id])
+      yield* check("priorities=urgent", [w.urgent.id])
+      yield* check("classifications=resolved", [w.closed.id])
+      yield* check(
+        "classifications=",
+        w.all.filter((id) => id !== w.closed.id)
+      )
+      yield* check(`assignee_ids=${w.admin.userId}`, [w.assigned.id])
+      yield* check(`inbox_ids=${w.sales.id}`, [w.inSales.id])
+      yield* check("channels=telegram", [w.telegram.id])
+      yield* check("waiting_on=associate", [w.inbound.id])
+      yield* check("tags_include=billing", [w.tagged.id])
+      yield* check("tags_include=nothing&tags_include=VIP", [w.tagged.id])
+      yield* check(
+        "tags_exclude=Billing",
+        w.all.filter((id) => id !== w.tagged.id)
+      )
+      yield* check("is_snoozed=true", [w.snoozed.id])
+      yield* check(
+        "is_snoozed=false",
+        w.all.filter((id) => id !== w.snoozed.id)
+      )
+      yield* check("is_spam=true", [w.spam.id])
+      yield* check("statuses=created&priorities=urgent", [w.urgent.id])
+      yield* check("statuses=closed&priorities=urgent", [])
+      yield* check("q=refund", [w.urgent.id])
+      yield* check("q=REF", [w.urgent.id])
+      yield* check(`q=${w.telegram.public_id}`, [w.telegram.id])
+    })
+  )
+
+  it.effect("criteria are validated like filter criteria: bad values are 400 under their name", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      for (const [query, field] of [
+        ["statuses=open", "statuses"],
+        ["priorities=p1", "priorities"],
+        ["inbox_ids=abc", "inbox_ids"],
+        ["assignee_ids=-1", "assignee_ids"],
+        ["channels=fax", "channels"],
+        ["waiting_on=nobody", "waiting_on"],
+        ["is_snoozed=perhaps", "is_snoozed"],
+        ["is_spam=perhaps", "is_spam"],
+        ["ordering=subject", "ordering"],
+        ["filter=not-a-filter", "filter"]
+      ] as const) {
+        const response = yield* list(org, query)
+        assert.strictEqual(response.status, 400, `${query}: ${response.text}`)
+        assert.property(response.body, field, query)
+      }
+      assert.strictEqual((yield* list(org, "page=2")).status, 404)
+    })
+  )
+
+  it.effect("?filter= applies a visible preset filter's criteria (with the query's own)", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const shared = yield* presetFilter(w.org, { priorities: ["urgent", "not_set"] })
+      const response = yield* list(w.org, `filter=${shared.id}&statuses=created`)
+      assert.strictEqual(response.status, 200, response.text)
+      const created = [w.plain, w.urgent, w.assigned, w.tagged, w.inSales, w.telegram, w.inbound, w.snoozed]
+      assert.deepStrictEqual(sorted(ids(response.body)), sorted(created.map((t) => t.id)))
+      const byIntegration = yield* list(w.org, `filter=${shared.id}&priorities=urgent`, w.org.integration)
+      assert.deepStrictEqual(ids(byIntegration.body), [w.urgent.id])
+
+      const personal = yield* presetFilter(w.org, { statuses: ["closed"] }, "personal", w.org.ownerId)
+      assert.deepStrictEqual(ids((yield* list(w.org, `filter=${personal.id}`)).body), [w.closed.id])
+      const hidden = yield* list(w.org, `filter=${personal.id}`, w.org.integration)
+      assert.strictEqual(hidden.status, 400)
+      assert.property(hidden.body, "filter")
+      const otherOrg = yield* organization
+      const foreign = yield* presetFilter(otherOrg, {})
+      assert.strictEqual((yield* list(w.org, `filter=${foreign.id}`)).status, 400)
+    })
+  )
+
+  it.effect("ordering and paging: newest activity first by default; allowed fields; stable pages", () =>
+    Effect.gen(function* () {
+      const w = yield* world
+      const byUpdate = yield* list(w.org, "")
+      const updated = byUpdate.body.results.map((t: { updated_at: string }) => t.updated_at)
+      assert.deepStrictEqual(updated, [...updated].sort().reverse())
+      const byId = yield* list(w.org, "ordering=id")
+      assert.deepStrictEqual(ids(byId.body), sorted(w.all))
+      const byPriority = yield* list(w.org, "ordering=-priority,id")
+      assert.strictEqual(ids(byPriority.body)[0], w.urgent.id)
+      const pages: Array<number> = []
+      let next: string | null = `${w.org.tickets}?ordering=created_at&page_size=3`
+      while (next !== null) {
+        const page: { body: { next: string | null; results: ReadonlyArray<{ id: number }> } } = yield* get(
+          new URL(next, "http://x").pathname + new URL(next, "http://x").search,
+          { token: w.org.ownerToken }
+        )
+        pages.push(...ids(page.body))
+        next = page.body.next
+      }
+      assert.deepStrictEqual(pages, sorted(w.all))
+    })
+  )
+
+  it.effect("roles: members list, outsiders get 404, another organization's tickets never show", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const other = yield* organization
+      const member = yield* Fixtures.member(org, "member")
+      const mine = yield* ticket(org)
+      yield* ticket(other)
+      const listed = yield* list(org, "", member.token)
+      assert.deepStrictEqual(ids(listed.body), [mine.id])
+      assert.strictEqual((yield* list(org, "", other.ownerToken)).status, 404)
+      assert.strictEqual((yield* list(org, "", other.integration)).status, 404)
+    })
+  )
+})

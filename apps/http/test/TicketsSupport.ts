@@ -1,0 +1,98 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Inboxes } from "../src/Inboxes/Inboxes.js"
+import type { Criteria } from "../src/PresetFilters/Criteria.js"
+import { EMPTY_CRITERIA } from "../src/PresetFilters/Criteria.js"
+import { PresetFilters } from "../src/PresetFilters/PresetFilters.js"
+import { Tags } from "../src/Tags/Tags.js"
+import * as Fixtures from "./support/Fixtures.js"
+import { get, patch, post, type TestRequest } from "./support/TestApp.js"
+
+/** Helpers of the ticket tests: an organization with an integration token, tickets, tags, inboxes, filters. */
+
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** A long enough English text for language detection. */
+export const ENGLISH =
+  "Hello, the parcel I ordered two weeks ago has still not arrived and the tracking page shows no update since Monday. Could you please check what happened with my delivery?"
+
+/** A long enough French text for language detection. */
+export const FRENCH =
+  "Bonjour, le colis que j'ai commandé il y a deux semaines n'est toujours pas arrivé et la page de suivi n'indique rien depuis lundi. Pourriez-vous vérifier ce qui se passe avec ma livraison ?"
+
+/** An organization, its owner's token and an integration token. */
+export const organization = Effect.gen(function* () {
+  const org = yield* Fixtures.organization()
+  const integration = yield* Fixtures.integrationToken(org)
+  return { ...org, integration, tickets: `${org.path}tickets/` }
+})
+
+export type TicketOrg = Effect.Effect.Success<typeof organization>
+
+/** Creates a ticket (as the owner unless told) and answers the response. */
+export const createTicket = (org: TicketOrg, body: Record<string, unknown>, options: TestRequest = {}) =>
+  post(org.tickets, { token: org.ownerToken, json: body, ...options })
+
+/** Creates a ticket and answers its body, failing the test when creation fails. */
+export const ticket = (org: TicketOrg, body: Record<string, unknown> = {}, token?: string) =>
+  Effect.flatMap(
+    createTicket(
+      org,
+      { subject: "Parcel missing", description: ENGLISH, customer_email: "jane@example.com", ...body },
+      { token: token ?? org.ownerToken }
+    ),
+    (response) =>
+      response.status === 201
+        ? Effect.succeed(response.body)
+        : Effect.die(new Error(`ticket creation failed: ${response.status} ${response.text}`))
+  )
+
+/** `…/tickets/{id}/` and below. */
+export const ticketPath = (org: TicketOrg, id: number, rest = "") => `${org.tickets}${id}/${rest}`
+
+/** Reads a ticket. */
+export const readTicket = (org: TicketOrg, id: number) => get(ticketPath(org, id), { token: org.ownerToken })
+
+/** Posts a message as the owner (or with the token given). */
+export const postMessage = (org: TicketOrg, id: number, body: Record<string, unknown>, token?: string) =>
+  post(ticketPath(org, id, "messages/"), { token: token ?? org.ownerToken, json: body })
+
+/** PATCHes a ticket as the owner. */
+export const updateTicket = (org: TicketOrg, id: number, body: Record<string, unknown>) =>
+  patch(ticketPath(org, id), { token: org.ownerToken, json: body })
+
+/** A tag of the organization. */
+export const tag = (org: TicketOrg, name: string, color = "") =>
+  Effect.flatMap(Tags, (tags) => tags.create(org.organization.id, color === "" ? { name } : { name, color })).pipe(
+    Effect.orDie
+  )
+
+/** Another inbox of the organization. */
+export const inbox = (org: TicketOrg, name: string, emailPrefix: string) =>
+  Effect.flatMap(Inboxes, (inboxes) =>
+    inboxes.create(org.organization.id, { name, email_prefix: emailPrefix } as never)
+  ).pipe(Effect.orDie)
+
+/** A custom preset filter of the organization. */
+export const presetFilter = (
+  org: TicketOrg,
+  criteria: Partial<Criteria>,
+  visibility: "personal" | "organization" = "organization",
+  createdById: number | null = org.ownerId
+) =>
+  Effect.flatMap(PresetFilters, (filters) =>
+    filters.create(org.organization.id, {
+      name: `Filter ${Math.random().toString(36).slice(2, 8)}`,
+      criteria: { ...EMPTY_CRITERIA, ...criteria },
+      visibility,
+      createdById
+    })
+  ).pipe(Effect.orDie)
+
+/** The outbox rows of a ticket. */
+export const outbox = (ticketId: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ kind: string; messageId: string | null; status: string; payload: Record<string, unknown> }>`
+      SELECT kind, message_id, status, payload FROM hd_outbox WHERE ticket_id = ${ticketId} ORDER BY id`
+  }).pipe(Effect.orDie)
