@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 
@@ -230,6 +230,44 @@ layer(TestAppLive, { excludeTestServices: true })("companies over HTTP", (it) =>
       const none = yield* get(`${path}${other.id}/suggested-members/`, { token: org.ownerToken })
       assert.strictEqual(none.body.count, 0)
       assert.strictEqual((yield* get(`${path}nope/suggested-members/`, { token: org.ownerToken })).status, 404)
+    })
+  )
+
+  it.effect("arbitrary company bodies get 2xx or a 4xx, never a 500", () =>
+    Effect.gen(function* () {
+      const org = yield* Fixtures.organization()
+      const target = (yield* post(`${org.path}companies/`, { token: org.ownerToken, json: { name: "Target" } })).body.id
+      const value = FastCheck.oneof(
+        FastCheck.jsonValue({ maxDepth: 2 }),
+        FastCheck.string({ maxLength: 300 }),
+        FastCheck.integer(),
+        FastCheck.boolean(),
+        FastCheck.constant(null),
+        FastCheck.uuid()
+      )
+      const body = FastCheck.record(
+        { name: value, default_assignee_id: value, email_domains: value },
+        { requiredKeys: [] }
+      )
+      const bodies = [
+        ...FastCheck.sample(body, { numRuns: 40, seed: 42 }),
+        ...FastCheck.sample(value, { numRuns: 10, seed: 7 })
+      ]
+      for (const json of bodies) {
+        const created = yield* post(`${org.path}companies/`, { token: org.ownerToken, json })
+        assert.include([201, 400], created.status, JSON.stringify(json))
+        const updated = yield* patch(`${`${org.path}companies/`}${target}/`, { token: org.ownerToken, json })
+        assert.include([200, 400], updated.status, JSON.stringify(json))
+        const form = yield* post(`${org.path}companies/`, {
+          token: org.ownerToken,
+          form: Object.fromEntries(
+            Object.entries(typeof json === "object" && json !== null && !Array.isArray(json) ? json : {}).map(
+              ([k, v]) => [k, String(v)]
+            )
+          )
+        })
+        assert.include([201, 400], form.status, JSON.stringify(json))
+      }
     })
   )
 })

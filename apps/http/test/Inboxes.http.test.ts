@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 
@@ -294,6 +294,53 @@ layer(TestAppLive, { excludeTestServices: true })("inboxes over HTTP", (it) => {
         multipart: { name: "Multi", email_prefix: "multi" }
       })
       assert.strictEqual(multipart.status, 201, multipart.text)
+    })
+  )
+
+  it.effect("arbitrary inbox bodies get 2xx or a 4xx, never a 500", () =>
+    Effect.gen(function* () {
+      const org = yield* Fixtures.organization()
+      const target = (yield* createInbox(org, { name: "Target", email_prefix: "target" })).id
+      const value = FastCheck.oneof(
+        FastCheck.jsonValue({ maxDepth: 2 }),
+        FastCheck.string({ maxLength: 300 }),
+        FastCheck.integer(),
+        FastCheck.boolean(),
+        FastCheck.constant(null),
+        FastCheck.uuid()
+      )
+      const body = FastCheck.record(
+        {
+          name: value,
+          email_prefix: value,
+          is_default: value,
+          auto_reply_during_enabled: value,
+          auto_reply_outside_template: value,
+          customer_max_inactivity_period: value,
+          customer_interaction_style: value,
+          signature: value
+        },
+        { requiredKeys: [] }
+      )
+      const bodies = [
+        ...FastCheck.sample(body, { numRuns: 40, seed: 42 }),
+        ...FastCheck.sample(value, { numRuns: 10, seed: 7 })
+      ]
+      for (const json of bodies) {
+        const created = yield* post(`${org.path}inboxes/`, { token: org.ownerToken, json })
+        assert.include([201, 400], created.status, JSON.stringify(json))
+        const updated = yield* patch(`${`${org.path}inboxes/`}${target}/`, { token: org.ownerToken, json })
+        assert.include([200, 400], updated.status, JSON.stringify(json))
+        const form = yield* post(`${org.path}inboxes/`, {
+          token: org.ownerToken,
+          form: Object.fromEntries(
+            Object.entries(typeof json === "object" && json !== null && !Array.isArray(json) ? json : {}).map(
+              ([k, v]) => [k, String(v)]
+            )
+          )
+        })
+        assert.include([201, 400], form.status, JSON.stringify(json))
+      }
     })
   )
 })

@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { del, get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 
@@ -128,6 +128,63 @@ layer(TestAppLive, { excludeTestServices: true })("tags over HTTP", (it) => {
       const literal = yield* get(`${path}?search=%25`, { token: org.ownerToken })
       assert.strictEqual(literal.body.count, 0)
       assert.strictEqual((yield* get(`${path}?page=9`, { token: org.ownerToken })).status, 404)
+    })
+  )
+
+  it.effect("arbitrary tag bodies get 2xx or a 4xx, never a 500", () =>
+    Effect.gen(function* () {
+      const org = yield* Fixtures.organization()
+      const target = (yield* post(`${org.path}tags/`, { token: org.ownerToken, json: { name: "target" } })).body.id
+      const value = FastCheck.oneof(
+        FastCheck.jsonValue({ maxDepth: 2 }),
+        FastCheck.string({ maxLength: 300 }),
+        FastCheck.integer(),
+        FastCheck.boolean(),
+        FastCheck.constant(null),
+        FastCheck.uuid()
+      )
+      const body = FastCheck.record({ name: value, color: value }, { requiredKeys: [] })
+      const bodies = [
+        ...FastCheck.sample(body, { numRuns: 40, seed: 42 }),
+        ...FastCheck.sample(value, { numRuns: 10, seed: 7 })
+      ]
+      for (const json of bodies) {
+        const created = yield* post(`${org.path}tags/`, { token: org.ownerToken, json })
+        assert.include([201, 400], created.status, JSON.stringify(json))
+        const updated = yield* patch(`${`${org.path}tags/`}${target}/`, { token: org.ownerToken, json })
+        assert.include([200, 400], updated.status, JSON.stringify(json))
+        const form = yield* post(`${org.path}tags/`, {
+          token: org.ownerToken,
+          form: Object.fromEntries(
+            Object.entries(typeof json === "object" && json !== null && !Array.isArray(json) ? json : {}).map(
+              ([k, v]) => [k, String(v)]
+            )
+          )
+        })
+        assert.include([201, 400], form.status, JSON.stringify(json))
+      }
+    })
+  )
+
+  it.effect("/openapi.json documents the directory endpoints", () =>
+    Effect.gen(function* () {
+      const spec = (yield* get("/openapi.json")).body
+      for (const path of [
+        "/organizations/{organization_id}/customers/",
+        "/organizations/{organization_id}/customers/{pk}/",
+        "/organizations/{organization_id}/companies/",
+        "/organizations/{organization_id}/companies/{company_id}/",
+        "/organizations/{organization_id}/companies/{company_id}/suggested-members/",
+        "/organizations/{organization_id}/inboxes/",
+        "/organizations/{organization_id}/inboxes/{pk}/",
+        "/organizations/{organization_id}/tags/",
+        "/organizations/{organization_id}/tags/{pk}/"
+      ])
+        assert.property(spec.paths, path)
+      const create = spec.paths["/organizations/{organization_id}/customers/"].post
+      assert.property(create.requestBody.content, "application/x-www-form-urlencoded")
+      assert.property(create.responses, "201")
+      assert.property(spec.paths["/organizations/{organization_id}/tags/{pk}/"].delete.responses, "204")
     })
   )
 })
