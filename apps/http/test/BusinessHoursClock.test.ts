@@ -29,7 +29,7 @@ const berlinOffice = Effect.gen(function* () {
   return org
 })
 
-layer(Services)("BusinessHours service on the test clock", (it) => {
+layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test clock", (it) => {
   it.effect("given weekdays 9–17 in Berlin, when it is Monday 09:30, then open and next opening Tuesday 09:00", () =>
     Effect.gen(function* () {
       const org = yield* berlinOffice
