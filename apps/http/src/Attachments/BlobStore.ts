@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import { FileSystem } from "@effect/platform"
-import { Context, Effect, Layer, Schema, Stream } from "effect"
+import { NodeFileSystem } from "@effect/platform-node"
+import { Config, Context, Effect, Layer, Schema, Stream } from "effect"
 
 /** The content went past the size limit while it was being stored; nothing was kept. */
 export class BlobTooLarge extends Schema.TaggedError<BlobTooLarge>()("BlobTooLarge", {
@@ -88,3 +89,10 @@ export const fileBlobStore = (root: string) =>
 
 /** The file-system {@link BlobStore} under `root`. */
 export const fileBlobStoreLayer = (root: string) => Layer.effect(BlobStore, fileBlobStore(root))
+
+/** The {@link BlobStore} of the service: files under `DATA_DIR/blobs` (default `.data/blobs`). */
+export const BlobStoreLive = Layer.unwrapEffect(
+  Effect.map(Config.string("DATA_DIR").pipe(Config.withDefault(".data")), (dataDir) =>
+    fileBlobStoreLayer(path.resolve(dataDir, "blobs"))
+  )
+).pipe(Layer.provide(NodeFileSystem.layer))

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Schema, type Stream } from "effect"
+import { Config, Duration, Effect, Layer, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { absoluteUrl } from "../Http/Links.js"
 import { AttachmentClaimRefused, type ClaimedAttachment, type ClaimProblem, safeFileName } from "./Attachment.js"
-import { BlobStore, type BlobTooLarge } from "./BlobStore.js"
+import { BlobStore, BlobStoreLive, type BlobTooLarge } from "./BlobStore.js"
 import { isRefusedContentType, sniffMarkup } from "./ContentSniffing.js"
 import { signDownload, verifyDownload } from "./SignedUrl.js"
 
@@ -242,3 +242,6 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
     return { upload, claim, forTicket, signedDownloadPath, downloadUrl, download, reapExpired } as const
   })
 }) {}
+
+/** {@link PendingAttachments} over the service's {@link BlobStoreLive}; needs the `SqlClient`. */
+export const PendingAttachmentsLive = PendingAttachments.Default.pipe(Layer.provide(BlobStoreLive))

@@ -1,0 +1,67 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import { Wire } from "../Http/Errors.js"
+import { IntegerId, OrganizationPath } from "../Http/PathParams.js"
+import { AttachmentView } from "./Attachment.js"
+
+const Upload = HttpApiSchema.Multipart(
+  Schema.Struct({
+    file_upload: Multipart.SingleFileSchema.annotations({
+      description: "The file. At most 50 MB (52,428,800 bytes); HTML and SVG are refused, declared or sniffed."
+    })
+  })
+)
+
+const uploadDescription = (then: string) =>
+  `Streams the multipart field \`file_upload\` to storage. Larger than 50 MB (52,428,800 bytes) → 413 naming the limit; \`text/html*\` or \`image/svg+xml\`, declared or recognised from the content → 400 on \`file_upload\`. The original file name is kept without any directory part. ${then}`
+
+/** Uploads, the first phase of the two-phase attachment flow. */
+export class AttachmentsApi extends HttpApiGroup.make("attachments")
+  .add(
+    HttpApiEndpoint.post("uploadPending", "/organizations/:organization_id/pending-attachments/")
+      .setPath(OrganizationPath)
+      .setPayload(Upload)
+      .addSuccess(AttachmentView, { status: 201 })
+      .annotate(OpenApi.Summary, "Upload a file for a new ticket")
+      .annotate(
+        OpenApi.Description,
+        uploadDescription(
+          "Pass the returned `id` in `attachment_ids` when creating a ticket. Only the same caller may claim it; unclaimed uploads are deleted after `PENDING_ATTACHMENT_TTL` (default 24 hours)."
+        )
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("uploadToTicket", "/organizations/:organization_id/tickets/:ticket_id/attachments/")
+      .setPath(Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, ticket_id: IntegerId }))
+      .setPayload(Upload)
+      .addSuccess(AttachmentView, { status: 201 })
+      .annotate(OpenApi.Summary, "Upload a file for a reply on a ticket")
+      .annotate(
+        OpenApi.Description,
+        uploadDescription(
+          "Pass the returned `id` in `attachment_ids` when creating a message on this ticket (it cannot be claimed by another ticket)."
+        )
+      )
+  )
+  .addError(Wire.PermissionDenied)
+  .middleware(ServiceAuth)
+  .annotate(OpenApi.Title, "Attachments") {}
+
+/** Signed download links: the link itself is the credential, so no token header is needed. */
+export class DownloadsApi extends HttpApiGroup.make("downloads")
+  .add(
+    HttpApiEndpoint.get("download", "/attachments/:attachment_id/download/")
+      .setPath(Schema.Struct({ attachment_id: Schema.String }))
+      .setUrlParams(
+        Schema.Struct({ expires: Schema.optional(Schema.String), signature: Schema.optional(Schema.String) })
+      )
+      .addSuccess(HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array" }))
+      .addError(Wire.PermissionDenied)
+      .annotate(OpenApi.Summary, "Download an attachment")
+      .annotate(
+        OpenApi.Description,
+        "The `download_url` of an attachment: signed and valid for `ATTACHMENT_URL_TTL` (default 1 hour). Served as a download (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`). A tampered, foreign or expired link → 403."
+      )
+  )
+  .annotate(OpenApi.Title, "Downloads") {}

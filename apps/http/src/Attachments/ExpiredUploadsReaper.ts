@@ -1,0 +1,20 @@
+import { Config, Duration, Effect, Layer, Schedule } from "effect"
+import { PendingAttachments } from "./PendingAttachments.js"
+
+const BATCH = 100
+
+/**
+ * Deletes unclaimed uploads once they expire, row and file, every `REAPER_INTERVAL` (default 1 minute).
+ * Safe on any number of replicas: each batch is claimed with `FOR UPDATE SKIP LOCKED`.
+ */
+export const ExpiredUploadsReaperLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const attachments = yield* PendingAttachments
+    const interval = yield* Config.duration("REAPER_INTERVAL").pipe(Config.withDefault(Duration.minutes(1)))
+    const sweep = attachments.reapExpired(BATCH).pipe(
+      Effect.repeat({ while: (reaped) => reaped === BATCH }),
+      Effect.catchAllCause((cause) => Effect.logWarning("Expired-upload reaper failed; retrying next round", cause))
+    )
+    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(interval)))
+  })
+)
