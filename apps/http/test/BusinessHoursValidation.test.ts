@@ -94,6 +94,13 @@ describe("validateScheduleBody (PUT business-hours)", () => {
     })
   })
 
+  it("reports a __proto__ key of a JSON body as an unknown weekday rather than dropping it", () => {
+    const weekly = JSON.parse('{"__proto__": {"opens_at": "09:00", "closes_at": "17:00"}}') as unknown
+    assert.deepStrictEqual(Object.keys(errorsOf(validateScheduleBody({ timezone: "UTC", weekly_hours: weekly }, []))), [
+      "weekly_hours.__proto__"
+    ])
+  })
+
   it("accepts the edges: 00:00 and 23:59 opening, 24:00 closing, overnight and 24-hour days", () => {
     const result = valid(
       validateScheduleBody(

@@ -24,7 +24,10 @@ const WIRE_NAMES: Readonly<Record<string, string>> = {
   repeatsYearly: "repeats_yearly"
 }
 
-const wireName = (segment: string | number): string => WIRE_NAMES[String(segment)] ?? String(segment)
+const wireName = (segment: string | number): string => {
+  const name = String(segment)
+  return Object.hasOwn(WIRE_NAMES, name) ? WIRE_NAMES[name]! : name
+}
 
 const TIME_SHAPE = /^\d{2}:\d{2}(?::\d{2})?$/
 const DATE_SHAPE = /^\d{4}-\d{2}-\d{2}$/

@@ -148,7 +148,8 @@ const weeklyField = (
         `Expected an object with keys among ${WEEKDAYS.join(", ")} (each null or {opens_at, closes_at}; an omitted day is closed).`
       )
     )
-  const input: Record<string, unknown> = {}
+  // No prototype: a key such as "__proto__" stays a key (reported as an unknown weekday).
+  const input: Record<string, unknown> = Object.create(null)
   const issues: Array<FieldIssue> = []
   for (const [day, hours] of Object.entries(value)) {
     if (!isRecord(hours)) {
