@@ -1,0 +1,152 @@
+import { type ChildProcess, fork } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
+import { Console, Effect } from "effect"
+import pg from "pg"
+import { type Benchmark, machine } from "./Benchmark.js"
+
+/**
+ * `GET ticket`, `GET messages` and `POST message` over HTTP against the running service on PostgreSQL, with
+ * autocannon, beside a minimal baseline measured in the same run: bare `node:http` + `pg` answering the same
+ * `GET ticket` from the same read table (`hd_tickets`), without authentication or framework. Servers run in child
+ * processes so the load generator does not share their event loop. Each scenario runs `BENCH_SECONDS` (default 10)
+ * at `BENCH_CONNECTIONS` (default 50) connections. Targets: `GET ticket` ≥ 50% of the baseline's requests/s, p99
+ * under 20 ms.
+ */
+
+const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
+
+const admin = async (url: string, statement: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
+const withDatabase = (url: string, database: string) => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+/** A database of the benchmark's own beside `DATABASE_URL`'s, dropped afterwards. */
+const benchDatabase = (baseUrl: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const name = `hd_bench_tickets_${randomBytes(4).toString("hex")}`
+      await admin(baseUrl, `CREATE DATABASE "${name}"`)
+      return name
+    }),
+    (name) => Effect.promise(() => admin(baseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
+  )
+
+interface Ready {
+  readonly port: number
+  readonly token?: string
+  readonly organizationPath?: string
+  readonly organizationId?: number
+  readonly ticketIds?: ReadonlyArray<number>
+}
+
+/** Starts a server child process and waits for it to listen; stopped when the scope closes. */
+const serverProcess = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly child: ChildProcess; readonly ready: Ready }>((resume) => {
+      const child = fork(SERVER, [], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] })
+      child.once("message", (message) => resume(Effect.succeed({ child, ready: message as Ready })))
+      child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
+    }),
+    ({ child }) => Effect.sync(() => child.kill())
+  ).pipe(Effect.map(({ ready }) => ready))
+
+interface Figures {
+  readonly label: string
+  readonly requestsPerSecond: number
+  readonly p50: number
+  readonly p99: number
+  readonly total: number
+  readonly non2xx: number
+  readonly errors: number
+}
+
+const load = (label: string, options: autocannon.Options) =>
+  Effect.promise(async (): Promise<Figures> => {
+    const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options })
+    return {
+      label,
+      requestsPerSecond: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      total: result.requests.total,
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts
+    }
+  })
+
+const line = (f: Figures, baseline?: Figures) =>
+  `${f.label.padEnd(44)} ${f.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(3)} ms   (${f.total} requests, ${f.non2xx} non-2xx, ${f.errors} errors)${baseline === undefined ? "" : `   ${((100 * f.requestsPerSecond) / baseline.requestsPerSecond).toFixed(1)}% of baseline`}`
+
+const run = Effect.scoped(
+  Effect.gen(function* () {
+    const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
+    const database = yield* benchDatabase(baseUrl)
+    const url = withDatabase(baseUrl, database)
+    yield* Console.log(`machine: ${machine()}`)
+    yield* Console.log(`${CONNECTIONS} connections, ${SECONDS} s per scenario, PostgreSQL database ${database}\n`)
+    const app = yield* serverProcess({ BENCH_MODE: "app", BENCH_DATABASE_URL: url })
+    const base = yield* serverProcess({
+      BENCH_MODE: "baseline",
+      BENCH_DATABASE_URL: url,
+      BENCH_ORGANIZATION_ID: String(app.organizationId)
+    })
+    const ticketIds = app.ticketIds!
+    const ticketPath = `${app.organizationPath}tickets/${ticketIds[0]}/`
+    const headers = { "x-service-token": app.token! }
+
+    const baseline = yield* load("baseline: node:http + pg, GET ticket", {
+      url: `http://127.0.0.1:${base.port}${ticketPath}`
+    })
+    yield* Console.log(line(baseline))
+    const getTicket = yield* load("GET …/tickets/{id}/", { url: `http://127.0.0.1:${app.port}${ticketPath}`, headers })
+    yield* Console.log(line(getTicket, baseline))
+    const getMessages = yield* load("GET …/tickets/{id}/messages/ (10 messages)", {
+      url: `http://127.0.0.1:${app.port}${ticketPath}messages/`,
+      headers
+    })
+    yield* Console.log(line(getMessages, baseline))
+    let next = 0
+    const postMessage = yield* load(`POST …/messages/ (round-robin over ${ticketIds.length} tickets)`, {
+      url: `http://127.0.0.1:${app.port}`,
+      requests: [
+        {
+          method: "POST",
+          headers: { ...headers, "content-type": "application/json" },
+          setupRequest: (request) => ({
+            ...request,
+            path: `${app.organizationPath}tickets/${ticketIds[next++ % ticketIds.length]}/messages/`,
+            body: JSON.stringify({ content: "Thanks for waiting, we are on it.", is_visible_to_customer: true })
+          })
+        }
+      ]
+    })
+    yield* Console.log(line(postMessage, baseline))
+    const ratio = getTicket.requestsPerSecond / baseline.requestsPerSecond
+    yield* Console.log(
+      `\nGET ticket: ${(100 * ratio).toFixed(1)}% of the baseline's requests/s (target ≥ 50%), p99 ${getTicket.p99} ms (target < 20 ms): ${ratio >= 0.5 && getTicket.p99 < 20 ? "met" : "NOT met"}`
+    )
+  })
+)
+
+/** The tickets HTTP load test. */
+export const ticketsHttpBenchmark: Benchmark = {
+  name: "tickets-http",
+  description: "GET ticket, GET messages, POST message over HTTP (autocannon) against a bare node:http + pg baseline",
+  run
+}
