@@ -1,0 +1,84 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
+import { get, TestAppLive } from "./support/TestApp.js"
+import { createTicket, organization, postMessage, readTicket, type TicketOrg, ticket } from "./TicketsSupport.js"
+
+/** A pending upload by the organization's owner (what `POST …/pending-attachments/` stores). */
+const upload = (org: TicketOrg, name: string, content = "hello") =>
+  Effect.flatMap(PendingAttachments, (attachments) =>
+    attachments.upload({
+      organizationId: org.organization.id,
+      caller: { _tag: "Person", userId: org.ownerId, tokenId: 0 },
+      fileName: name,
+      contentType: "text/plain",
+      content: Stream.make(new TextEncoder().encode(content))
+    })
+  ).pipe(Effect.orDie)
+
+layer(TestAppLive, { excludeTestServices: true })("tickets: attachments", (it) => {
+  it.effect("attachment_ids are claimed with the ticket and shown with signed download links", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const file = yield* upload(org, "invoice.txt", "invoice body")
+      const t = yield* ticket(org, { attachment_ids: [file.id] })
+      assert.strictEqual(t.has_attachments, true)
+      assert.strictEqual(t.attachments.length, 1)
+      const a = t.attachments[0]
+      assert.deepStrictEqual(
+        { id: a.id, name: a.name, size: a.size, content_type: a.content_type },
+        { id: file.id, name: "invoice.txt", size: 12, content_type: "text/plain" }
+      )
+      assert.match(a.download_url, /^http:\/\/127\.0\.0\.1:\d+\/attachments\/.+signature=/)
+      const read = (yield* readTicket(org, t.id)).body
+      assert.strictEqual(read.attachments[0].id, file.id)
+      // Claimed once: a second ticket cannot take it.
+      const again = yield* createTicket(org, {
+        subject: "x",
+        description: "y",
+        customer_email: "a@example.com",
+        attachment_ids: [file.id]
+      })
+      assert.strictEqual(again.status, 400)
+      assert.property(again.body, "attachment_ids")
+    })
+  )
+
+  it.effect("one bad id fails the whole creation and claims nothing (no public id used either)", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const good = yield* upload(org, "a.txt")
+      const refused = yield* createTicket(org, {
+        subject: "x",
+        description: "y",
+        customer_email: "a@example.com",
+        attachment_ids: [good.id, "00000000-0000-4000-8000-000000000000"]
+      })
+      assert.strictEqual(refused.status, 400)
+      assert.deepStrictEqual(Object.keys(refused.body), ["attachment_ids"])
+      assert.include(refused.body.attachment_ids.join(" "), "00000000-0000-4000-8000-000000000000")
+      const t = yield* ticket(org, { attachment_ids: [good.id] })
+      assert.strictEqual(t.public_id, "1")
+      assert.strictEqual(t.attachments[0].id, good.id)
+    })
+  )
+
+  it.effect("a message claims its attachments; the ticket then has attachments", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      assert.strictEqual(t.has_attachments, false)
+      const file = yield* upload(org, "photo.txt")
+      const onlyFile = yield* postMessage(org, t.id, { attachment_ids: [file.id] })
+      assert.strictEqual(onlyFile.status, 201, onlyFile.text)
+      assert.strictEqual(onlyFile.body.attachments[0].id, file.id)
+      assert.isString(onlyFile.body.attachments[0].download_url)
+      assert.strictEqual((yield* readTicket(org, t.id)).body.has_attachments, true)
+      const listed = yield* get(`${org.tickets}${t.id}/messages/`, { token: org.ownerToken })
+      assert.strictEqual(listed.body.results[0].attachments[0].name, "photo.txt")
+      const bad = yield* postMessage(org, t.id, { content: "x", attachment_ids: ["nope"] })
+      assert.strictEqual(bad.status, 400)
+      assert.property(bad.body, "attachment_ids")
+    })
+  )
+})
