@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { Tokens } from "../src/Auth/Tokens.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { del, get, patch, post, put, request, TestAppLive } from "./support/TestApp.js"
 
@@ -50,7 +51,6 @@ layer(TestAppLive, { excludeTestServices: true })("wire conventions", (it) => {
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       const revoked = yield* Fixtures.member(org, "admin")
-      const { Tokens } = yield* Effect.promise(() => import("../src/Auth/Tokens.js"))
       yield* (yield* Tokens).revoke(revoked.token)
       const unknown = `hd_pat_${"A".repeat(43)}`
       for (const token of [unknown, "garbage", "hd_pat_short", `${org.ownerToken}x`, revoked.token]) {

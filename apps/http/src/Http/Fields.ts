@@ -267,4 +267,4 @@ export const isListField = (ast: SchemaAST.AST): boolean => {
  * A field that may be omitted. Exact (no `undefined` member), so a bad value gets only the field's own message
  * and not also "Expected undefined".
  */
-export const optional = <A>(field: Schema.Schema<A, unknown>) => Schema.optionalWith(field, { exact: true })
+export const optional = <S extends Schema.Schema.All>(field: S) => Schema.optionalWith(field, { exact: true })

@@ -1,0 +1,146 @@
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { CliDatabase, CliError, runCli } from "../src/Cli/Commands.js"
+import { Output } from "../src/Cli/Output.js"
+import { get, patch, TestAppLive } from "./support/TestApp.js"
+
+/** Runs `helpdesk <args>` in-process against the test database; returns what it printed as JSON. */
+const helpdesk = (...args: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const printed: Array<Record<string, unknown>> = []
+    const output = Layer.succeed(Output, {
+      result: (value) => Effect.sync(() => void printed.push(value))
+    })
+    const result = yield* runCli(["node", "helpdesk", ...args]).pipe(
+      Effect.provide(
+        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeed(SqlClient.SqlClient, sql)))
+      ),
+      Effect.either
+    )
+    return { printed, result }
+  })
+
+// biome-ignore lint/suspicious/noExplicitAny: the printed JSON is read field by field
+const only = (printed: ReadonlyArray<Record<string, unknown>>): any => {
+  assert.strictEqual(printed.length, 1)
+  return printed[0]
+}
+
+const failureMessage = (result: { _tag: string; left?: unknown }) => {
+  assert.strictEqual(result._tag, "Left")
+  assert.instanceOf(result.left, CliError)
+  return (result.left as CliError).message
+}
+
+layer(TestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
+  it.effect("org create prints the organization, its owner and a personal token that works over HTTP", () =>
+    Effect.gen(function* () {
+      const { printed, result } = yield* helpdesk(
+        "org",
+        "create",
+        "--name",
+        "Acme",
+        "--owner-email",
+        "Boss@Example.com"
+      )
+      assert.strictEqual(result._tag, "Right")
+      const out = only(printed)
+      assert.strictEqual(out.organization.name, "Acme")
+      assert.match(out.organization.public_id, /^acme-[a-z0-9]{8}$/)
+      assert.strictEqual(out.owner.email, "boss@example.com")
+      assert.match(out.token.token, /^hd_pat_[A-Za-z0-9_-]{43}$/)
+      const response = yield* get(`/organizations/${out.organization.public_id}/`, { token: out.token.token })
+      assert.strictEqual(response.status, 200)
+      assert.strictEqual(response.body.created_by.email, "boss@example.com")
+    })
+  )
+
+  it.effect("org create refuses a bad e-mail and a blank name", () =>
+    Effect.gen(function* () {
+      const badEmail = yield* helpdesk("org", "create", "--name", "Acme", "--owner-email", "nope")
+      assert.include(failureMessage(badEmail.result), "not a valid e-mail address")
+      const blank = yield* helpdesk("org", "create", "--name", " ", "--owner-email", "a@example.com")
+      assert.include(failureMessage(blank.result), "1 to 255 characters")
+      assert.deepStrictEqual([...badEmail.printed, ...blank.printed], [])
+    })
+  )
+
+  it.effect("user add + token create --user: the member reads but cannot write", () =>
+    Effect.gen(function* () {
+      const created = only(
+        (yield* helpdesk("org", "create", "--name", "Beta", "--owner-email", "o@beta.example")).printed
+      )
+      const org = created.organization.public_id as string
+      const added = yield* helpdesk("user", "add", "--org", org, "--email", "m@beta.example", "--role", "member")
+      assert.deepInclude(only(added.printed), { organization: org, role: "member" })
+      const issued = only((yield* helpdesk("token", "create", "--org", org, "--user", "m@beta.example")).printed)
+      assert.strictEqual(issued.kind, "personal")
+      const path = `/organizations/${org}/`
+      assert.strictEqual((yield* get(path, { token: issued.token })).status, 200)
+      assert.strictEqual((yield* patch(path, { token: issued.token, json: { name: "x" } })).status, 403)
+      // Promoted to admin, the same token writes.
+      yield* helpdesk("user", "add", "--org", org, "--email", "m@beta.example", "--role", "admin")
+      assert.strictEqual((yield* patch(path, { token: issued.token, json: { name: "Beta 2" } })).status, 200)
+    })
+  )
+
+  it.effect("token create refuses non-members, unknown organizations and ambiguous kinds", () =>
+    Effect.gen(function* () {
+      const created = only(
+        (yield* helpdesk("org", "create", "--name", "Gamma", "--owner-email", "o@g.example")).printed
+      )
+      const org = created.organization.public_id as string
+      assert.include(
+        failureMessage((yield* helpdesk("token", "create", "--org", org, "--user", "stranger@g.example")).result),
+        "is not a member"
+      )
+      assert.include(
+        failureMessage((yield* helpdesk("token", "create", "--org", "no-such-org", "--integration")).result),
+        'No organization has the id "no-such-org"'
+      )
+      assert.include(
+        failureMessage((yield* helpdesk("token", "create", "--org", org)).result),
+        "exactly one of --integration or --user"
+      )
+      assert.include(
+        failureMessage((yield* helpdesk("user", "add", "--org", "no-such-org", "--email", "x@g.example")).result),
+        "No organization"
+      )
+    })
+  )
+
+  it.effect("an integration token sees its organization; revoked by value or by id it is refused", () =>
+    Effect.gen(function* () {
+      const created = only(
+        (yield* helpdesk("org", "create", "--name", "Delta", "--owner-email", "o@d.example")).printed
+      )
+      const org = created.organization.public_id as string
+      const first = only((yield* helpdesk("token", "create", "--org", org, "--integration")).printed)
+      const second = only(
+        (yield* helpdesk("token", "create", "--org", org, "--integration", "--name", "zapier")).printed
+      )
+      assert.match(first.token, /^hd_int_/)
+      const list = yield* get("/organizations/", { token: first.token })
+      assert.deepStrictEqual(
+        list.body.results.map((o: { public_id: string }) => o.public_id),
+        [org]
+      )
+      const byValue = only((yield* helpdesk("token", "revoke", first.token)).printed)
+      assert.strictEqual(byValue.id, first.id)
+      assert.isString(byValue.revoked_at)
+      const byId = only((yield* helpdesk("token", "revoke", String(second.id))).printed)
+      assert.strictEqual(byId.id, second.id)
+      for (const token of [first.token, second.token]) {
+        const refused = yield* get("/organizations/", { token })
+        assert.strictEqual(refused.status, 401)
+        assert.deepStrictEqual(refused.body, { detail: "Invalid token." })
+      }
+      // The owner's personal token is untouched.
+      assert.strictEqual((yield* get("/organizations/", { token: created.token.token })).status, 200)
+      assert.include(failureMessage((yield* helpdesk("token", "revoke", "999999")).result), "No token matches 999999")
+    })
+  )
+})
