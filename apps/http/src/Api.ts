@@ -3,9 +3,11 @@ import { BusinessHoursApi } from "./BusinessHours/Api.js"
 import { CompaniesApi } from "./Companies/Api.js"
 import { CustomersApi } from "./Customers/Api.js"
 import { HealthApi } from "./Health/Api.js"
+import { HelpCenterApi } from "./HelpCenter/Api.js"
 import { Wire } from "./Http/Errors.js"
 import { InboxesApi } from "./Inboxes/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
+import { PresetFiltersApi } from "./PresetFilters/Api.js"
 import { TagsApi } from "./Tags/Api.js"
 
 const conventions = `Helpdesk backend API. Wire conventions (see docs/api-conventions.md):
@@ -70,6 +72,8 @@ const completeSpec = (spec: Record<string, any>): Record<string, any> => {
 export class Api extends HttpApi.make("helpdesk")
   .add(HealthApi)
   .add(OrganizationsApi)
+  .add(PresetFiltersApi)
+  .add(HelpCenterApi)
   .add(CustomersApi)
   .add(CompaniesApi)
   .add(InboxesApi)

@@ -14,11 +14,16 @@ import { CompaniesLive } from "./Companies/Http.js"
 import { Customers } from "./Customers/Customers.js"
 import { CustomersLive } from "./Customers/Http.js"
 import { HealthLive } from "./Health/Http.js"
+import { Articles } from "./HelpCenter/Articles.js"
+import { Collections } from "./HelpCenter/Collections.js"
+import { HelpCenterLive } from "./HelpCenter/Http.js"
 import { DecodeErrorsAsFieldErrors, wireConventions } from "./Http/WireMiddleware.js"
 import { InboxesLive } from "./Inboxes/Http.js"
 import { Inboxes } from "./Inboxes/Inboxes.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
 import { Organizations } from "./Organizations/Organizations.js"
+import { PresetFiltersLive } from "./PresetFilters/Http.js"
+import { PresetFilters } from "./PresetFilters/PresetFilters.js"
 import { TagsLive } from "./Tags/Http.js"
 import { Tags } from "./Tags/Tags.js"
 import { Memberships } from "./Users/Memberships.js"
@@ -36,13 +41,18 @@ export const ServicesLive = Layer.mergeAll(
   Tags.Default,
   BusinessHours.Default,
   BusinessHoursExceptions.Default,
-  OrganizationAccess.Default
+  OrganizationAccess.Default,
+  PresetFilters.Default,
+  Collections.Default,
+  Articles.Default
 )
 
 /** Every group's handlers. Register a new group's handlers here. */
 export const GroupsLive = Layer.mergeAll(
   HealthLive,
   OrganizationsLive,
+  PresetFiltersLive,
+  HelpCenterLive,
   CustomersLive,
   CompaniesLive,
   InboxesLive,

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FastCheck } from "effect"
+import { Effect, FastCheck, Schema } from "effect"
+import { type ArticleNode, CollectionNode, encodeCollectionNode } from "../src/HelpCenter/Collection.js"
 import { MAX_SLUG_LENGTH, SLUG_PATTERN, slugify, uniqueSlug } from "../src/HelpCenter/Slugs.js"
 import { buildTree, depthOf, MAX_DEPTH, refuseMove } from "../src/HelpCenter/Tree.js"
 import { includesArticles, parseTreeQuery } from "../src/HelpCenter/TreeQuery.js"
@@ -104,6 +105,62 @@ describe("refuseMove", () => {
         return false
       }
       assert.strictEqual(refuseMove(parents, id, parent) === "cycle", below(parent))
+    }
+  )
+})
+
+describe("encodeCollectionNode", () => {
+  const date = FastCheck.date({
+    min: new Date("2000-01-01T00:00:00Z"),
+    max: new Date("2100-01-01T00:00:00Z"),
+    noInvalidDate: true
+  })
+  it.prop(
+    "gives the same JSON as the CollectionNode schema, with and without articles",
+    [
+      FastCheck.array(FastCheck.tuple(FastCheck.nat(), FastCheck.nat({ max: 20 }), date, FastCheck.string()), {
+        minLength: 1,
+        maxLength: 25
+      }),
+      FastCheck.array(FastCheck.tuple(FastCheck.nat(), FastCheck.boolean(), FastCheck.option(date)), { maxLength: 30 }),
+      FastCheck.boolean()
+    ],
+    ([seeds, articleSeeds, withArticles]) => {
+      const collections = seeds.map(([seed, position, at, name], i) => ({
+        id: i + 1,
+        parent: i === 0 || seed % 3 === 0 ? null : (seed % i) + 1,
+        name,
+        slug: `c${i + 1}`,
+        meta_description: name,
+        icon: "",
+        position,
+        created_at: at,
+        updated_at: at
+      }))
+      const articles = articleSeeds.map(([seed, published, at], i) => ({
+        id: i + 1,
+        collection: (seed % collections.length) + 1,
+        title: `a${i}`,
+        slug: `a${i}`,
+        status: published ? ("published" as const) : ("draft" as const),
+        meta_description: "",
+        position: seed % 7,
+        created_at: collections[0]!.created_at,
+        updated_at: collections[0]!.created_at,
+        published_at: at
+      }))
+      const strip = (
+        nodes: ReadonlyArray<
+          ReturnType<typeof buildTree<(typeof collections)[number], (typeof articles)[number]>>[number]
+        >
+      ): ReadonlyArray<CollectionNode> =>
+        nodes.map(({ children, articles: embedded, ...rest }) => ({
+          ...rest,
+          children: strip(children),
+          ...(embedded === undefined ? {} : { articles: embedded.map(({ collection: _c, ...a }): ArticleNode => a) })
+        }))
+      const tree = strip(buildTree(collections, withArticles ? articles : undefined))
+      assert.deepStrictEqual(tree.map(encodeCollectionNode), Schema.encodeSync(Schema.Array(CollectionNode))(tree))
     }
   )
 })

@@ -57,7 +57,8 @@ export interface CollectionNode {
   readonly articles?: ReadonlyArray<ArticleNode>
 }
 
-interface CollectionNodeEncoded {
+/** A tree node as JSON: what {@link CollectionNode} encodes to. */
+export interface CollectionNodeEncoded {
   readonly id: number
   readonly parent: number | null
   readonly name: string
@@ -87,6 +88,39 @@ export const CollectionNode: Schema.Schema<CollectionNode, CollectionNodeEncoded
     description: "Present only with `include_articles`."
   })
 }).annotations({ identifier: "CollectionNode" })
+
+/**
+ * Encodes a tree node to JSON exactly as the {@link CollectionNode} schema does, without the schema's per-node
+ * validation: a large help center's tree encodes several times faster (`test/HelpCenterTree.test.ts` checks
+ * the two agree).
+ */
+export const encodeCollectionNode = (node: CollectionNode): CollectionNodeEncoded => ({
+  id: node.id,
+  parent: node.parent,
+  name: node.name,
+  slug: node.slug,
+  meta_description: node.meta_description,
+  icon: node.icon,
+  position: node.position,
+  created_at: node.created_at.toISOString(),
+  updated_at: node.updated_at.toISOString(),
+  children: node.children.map(encodeCollectionNode),
+  ...(node.articles === undefined
+    ? {}
+    : {
+        articles: node.articles.map((a) => ({
+          id: a.id,
+          title: a.title,
+          slug: a.slug,
+          status: a.status,
+          meta_description: a.meta_description,
+          position: a.position,
+          created_at: a.created_at.toISOString(),
+          updated_at: a.updated_at.toISOString(),
+          published_at: a.published_at === null ? null : a.published_at.toISOString()
+        }))
+      })
+})
 
 /** A slug field: blank means "generate one"; otherwise lower-cased letters, digits, `-` and `_`. */
 export const slugField = Fields.make(

@@ -7,6 +7,8 @@ import businessHours from "./0020_business_hours.js"
 import inboxes from "./0030_inboxes.js"
 import companiesAndCustomers from "./0031_companies_and_customers.js"
 import tags from "./0032_tags.js"
+import presetFilters from "./0040_preset_filters.js"
+import helpCenter from "./0041_help_center.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -19,5 +21,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0020_business_hours": businessHours,
   "0030_inboxes": inboxes,
   "0031_companies_and_customers": companiesAndCustomers,
-  "0032_tags": tags
+  "0032_tags": tags,
+  "0040_preset_filters": presetFilters,
+  "0041_help_center": helpCenter
 }
