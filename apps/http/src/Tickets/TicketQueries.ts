@@ -1,5 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Effect } from "effect"
+import type { Caller } from "../Auth/CurrentCaller.js"
 import * as Ordering from "../Http/Ordering.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
 import type { ViewJson } from "./TicketWire.js"
@@ -58,6 +59,28 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         Effect.map((rows) => rows[0]?.view),
         Effect.orDie,
         Effect.withSpan("TicketQueries.view")
+      )
+
+    /**
+     * The stored view of a ticket, if the caller may read the organization `publicId` and it has the ticket: the
+     * organization check and the read in one round trip (the hot path of `GET …/tickets/{id}/`). Any reason for
+     * "no" (not a member, another organization's ticket, no such ticket) answers undefined, which is 404 alike.
+     */
+    const readableView = (caller: Caller, publicId: string, ticketId: number): Effect.Effect<ViewJson | undefined> =>
+      (caller._tag === "Person"
+        ? sql<{ view: ViewJson }>`
+            SELECT t.view FROM organizations o
+            JOIN memberships m ON m.organization_id = o.id AND m.user_id = ${caller.userId}
+            JOIN hd_tickets t ON t.ticket_id = ${ticketId} AND t.organization_id = o.id::text
+            WHERE o.public_id = ${publicId}`
+        : sql<{ view: ViewJson }>`
+            SELECT t.view FROM organizations o
+            JOIN hd_tickets t ON t.ticket_id = ${ticketId} AND t.organization_id = o.id::text
+            WHERE o.public_id = ${publicId} AND o.id = ${caller.organizationId}`
+      ).pipe(
+        Effect.map((rows) => rows[0]?.view),
+        Effect.orDie,
+        Effect.withSpan("TicketQueries.readableView")
       )
 
     /** Whether the organization has this ticket. */
@@ -136,6 +159,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       }
     }
 
-    return { view, exists, messages, list } as const
+    return { view, readableView, exists, messages, list } as const
   })
 }) {}
