@@ -22,5 +22,5 @@ runCli(process.argv).pipe(
       Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))
     )
   ),
-  (program) => NodeRuntime.runMain(program)
+  (program) => NodeRuntime.runMain(program, { disablePrettyLogger: true })
 )
