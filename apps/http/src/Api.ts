@@ -9,6 +9,7 @@ import { InboxesApi } from "./Inboxes/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
 import { PresetFiltersApi } from "./PresetFilters/Api.js"
 import { TagsApi } from "./Tags/Api.js"
+import { TicketsApi } from "./Tickets/Api.js"
 
 const conventions = `Helpdesk backend API. Wire conventions (see docs/api-conventions.md):
 
@@ -78,6 +79,7 @@ export class Api extends HttpApi.make("helpdesk")
   .add(CompaniesApi)
   .add(InboxesApi)
   .add(TagsApi)
+  .add(TicketsApi)
   .add(BusinessHoursApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)

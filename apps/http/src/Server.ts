@@ -26,6 +26,8 @@ import { PresetFiltersLive } from "./PresetFilters/Http.js"
 import { PresetFilters } from "./PresetFilters/PresetFilters.js"
 import { TagsLive } from "./Tags/Http.js"
 import { Tags } from "./Tags/Tags.js"
+import { TicketsLive } from "./Tickets/Http.js"
+import { TicketServicesLive } from "./Tickets/TicketServices.js"
 import { Memberships } from "./Users/Memberships.js"
 import { Users } from "./Users/Users.js"
 
@@ -57,6 +59,7 @@ export const GroupsLive = Layer.mergeAll(
   CompaniesLive,
   InboxesLive,
   TagsLive,
+  TicketsLive,
   BusinessHoursLive
 )
 
@@ -64,6 +67,7 @@ export const GroupsLive = Layer.mergeAll(
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(GroupsLive),
   Layer.provide(ServiceAuthLive),
+  Layer.provide(TicketServicesLive),
   Layer.provide(ServicesLive)
 )
 

@@ -1,4 +1,5 @@
 import { Layer } from "effect"
+import { PendingAttachmentsLive } from "../Attachments/PendingAttachments.js"
 import { PostgresEventStoreLive } from "../EventStore/PostgresEventStore.js"
 import { TicketReadModelsLive } from "../EventStore/TicketProjection.js"
 import { TicketCommands } from "./TicketCommands.js"
@@ -7,11 +8,13 @@ import { TicketQueries } from "./TicketQueries.js"
 
 /**
  * What the `tickets` group's handlers use: ticket writes and reads over the PostgreSQL event store, with the ticket
- * read models as its inline projection. Needs the directory services (`Inboxes`, `Customers`, `Tags`),
- * `PendingAttachments`, `PresetFilters` and the `SqlClient`, which `ServicesLive` provides.
+ * read models as its inline projection. Needs the directory services (`Inboxes`, `Customers`, `Tags`), `PresetFilters`
+ * and the `SqlClient`, which `ServicesLive` provides. `PendingAttachmentsLive` is the same layer value `ServicesLive`
+ * uses, so one build shares one instance.
  */
 export const TicketServicesLive = Layer.mergeAll(TicketQueries.Default, TicketCommands.Default).pipe(
   Layer.provideMerge(TicketDirectory.Default),
   Layer.provideMerge(PostgresEventStoreLive),
-  Layer.provideMerge(TicketReadModelsLive)
+  Layer.provideMerge(TicketReadModelsLive),
+  Layer.provideMerge(PendingAttachmentsLive)
 )

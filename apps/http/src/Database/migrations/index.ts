@@ -9,6 +9,7 @@ import companiesAndCustomers from "./0031_companies_and_customers.js"
 import tags from "./0032_tags.js"
 import presetFilters from "./0040_preset_filters.js"
 import helpCenter from "./0041_help_center.js"
+import tickets from "./0050_tickets.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -23,5 +24,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0031_companies_and_customers": companiesAndCustomers,
   "0032_tags": tags,
   "0040_preset_filters": presetFilters,
-  "0041_help_center": helpCenter
+  "0041_help_center": helpCenter,
+  "0050_tickets": tickets
 }
