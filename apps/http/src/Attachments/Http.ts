@@ -1,7 +1,7 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
@@ -18,6 +18,7 @@ import { created } from "../Http/Responses.js"
 import { AttachmentView } from "./Attachment.js"
 import { incomingFile } from "./MultipartUpload.js"
 import { MAX_UPLOAD_BYTES, PendingAttachments } from "./PendingAttachments.js"
+import { makeUploadCollector } from "./UploadMemory.js"
 
 const FIELD = "file_upload"
 // Room for the multipart framing around a file at the limit.
@@ -69,7 +70,14 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
         const caller = yield* CurrentCaller
         const file = yield* incomingFile(NodeHttpServerRequest.toIncomingMessage(request), FIELD)
         if (file === null) return yield* noFile()
-        return yield* attachments.upload({ organizationId, caller, uploadTicketId, ...file })
+        const collect = makeUploadCollector()
+        return yield* attachments.upload({
+          organizationId,
+          caller,
+          uploadTicketId,
+          ...file,
+          content: Stream.map(file.content, collect)
+        })
       }).pipe(
         Effect.catchTags({
           BlobTooLarge: () => Effect.fail(tooLarge()),
