@@ -67,6 +67,17 @@ describe("Fields.languageTag", () => {
   })
 })
 
+describe("Fields.uuid", () => {
+  it("accepts UUIDs in any case and returns them lower-cased", () => {
+    assert.deepStrictEqual(
+      decodeField(Fields.uuid, "0F8FAD5B-D9CB-469F-A165-70867728950E"),
+      Either.right("0f8fad5b-d9cb-469f-a165-70867728950e")
+    )
+    for (const bad of ["", "0f8fad5b", 12, "0f8fad5b-d9cb-469f-a165-70867728950g"])
+      assert.isTrue(Either.isLeft(decodeField(Fields.uuid, bad)), String(bad))
+  })
+})
+
 describe("request bodies", () => {
   const Body = Schema.Struct({
     ids: Fields.list(Fields.integer()),

@@ -268,3 +268,11 @@ export const isListField = (ast: SchemaAST.AST): boolean => {
  * and not also "Expected undefined".
  */
 export const optional = <S extends Schema.Schema.All>(field: S) => Schema.optionalWith(field, { exact: true })
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** A UUID in any case, returned lower-cased (the wire form of UUIDs). */
+export const uuid = make(Schema.String, { type: "string", format: "uuid" }, (input) => {
+  const value = typeof input === "string" ? input.trim().toLowerCase() : undefined
+  return value !== undefined && UUID.test(value) ? ok(value) : fail(`"${String(input)}" is not a valid UUID.`)
+})
