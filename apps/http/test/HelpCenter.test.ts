@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { del, get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
@@ -519,6 +519,45 @@ layer(TestAppLive, { excludeTestServices: true })("help center", (it) => {
       assert.include(JSON.stringify(parameters.include_articles), "yes")
       assert.include(JSON.stringify(parameters.published), "status=published")
       assert.property(spec.paths, "/organizations/{organization_id}/custom-preset-filters/{filter_id}/")
+    })
+  )
+
+  it.effect("arbitrary JSON bodies and tree queries never give a 500", () =>
+    Effect.gen(function* () {
+      const hc = yield* helpCenter
+      const collection = yield* createCollection(hc.collections, hc.owner, { name: "Target" })
+      const article = yield* createArticle(hc.articles, hc.owner, { collection: collection.id, title: "Target" })
+      const bodies = FastCheck.sample(
+        FastCheck.oneof(
+          FastCheck.jsonValue(),
+          FastCheck.record({
+            name: FastCheck.jsonValue(),
+            title: FastCheck.jsonValue(),
+            parent: FastCheck.jsonValue(),
+            collection: FastCheck.jsonValue(),
+            slug: FastCheck.jsonValue(),
+            position: FastCheck.jsonValue(),
+            status: FastCheck.jsonValue()
+          })
+        ),
+        { numRuns: 30, seed: 7 }
+      )
+      for (const json of bodies) {
+        for (const [method, path] of [
+          [post, hc.collections],
+          [patch, `${hc.collections}${collection.id}/`],
+          [post, hc.articles],
+          [patch, `${hc.articles}${article.id}/`]
+        ] as const) {
+          const response = yield* method(path, { token: hc.owner, json })
+          assert.isBelow(response.status, 500, `${path} ${JSON.stringify(json)} → ${response.text}`)
+        }
+      }
+      for (const value of FastCheck.sample(FastCheck.string(), { numRuns: 20, seed: 3 })) {
+        const query = `?include_articles=1&published=${encodeURIComponent(value)}`
+        const response = yield* get(`${hc.tree}${query}`, { token: hc.member.token })
+        assert.include([200, 400], response.status, query)
+      }
     })
   )
 

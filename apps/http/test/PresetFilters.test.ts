@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { del, get, patch, post, request, TestApp, TestAppLive } from "./support/TestApp.js"
 
@@ -373,6 +373,33 @@ layer(TestAppLive, { excludeTestServices: true })("custom preset filters", (it) 
       const unknown = yield* get(`${filters}?ordering=criteria`, { token: org.ownerToken })
       assert.strictEqual(unknown.status, 400)
       assert.property(unknown.body, "ordering")
+    })
+  )
+
+  it.effect("arbitrary JSON bodies and criteria never give a 500", () =>
+    Effect.gen(function* () {
+      const { org, filters } = yield* team
+      const existing = yield* createFilter(filters, org.ownerToken, { name: "target" })
+      const bodies = FastCheck.sample(
+        FastCheck.oneof(
+          FastCheck.jsonValue(),
+          FastCheck.record({ name: FastCheck.jsonValue(), criteria: FastCheck.jsonValue() }),
+          FastCheck.record({
+            name: FastCheck.string(),
+            criteria: FastCheck.dictionary(
+              FastCheck.constantFrom("statuses", "assignee_ids", "tags_include", "is_snoozed", "channels", "x"),
+              FastCheck.jsonValue()
+            )
+          })
+        ),
+        { numRuns: 40, seed: 42 }
+      )
+      for (const json of bodies) {
+        const created = yield* post(filters, { token: org.ownerToken, json })
+        assert.include([201, 400], created.status, `${JSON.stringify(json)} → ${created.text}`)
+        const changed = yield* patch(`${filters}${existing.id}/`, { token: org.ownerToken, json })
+        assert.include([200, 400], changed.status, `${JSON.stringify(json)} → ${changed.text}`)
+      }
     })
   )
 
