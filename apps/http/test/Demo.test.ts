@@ -1,0 +1,51 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { createDemo } from "../src/Demo/Demo.js"
+import { uniqueEmail } from "./support/Fixtures.js"
+import { get, TestAppLive } from "./support/TestApp.js"
+
+layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("helpdesk demo", (it) => {
+  it.effect("creates an organization to explore, reachable with the token it prints", () =>
+    Effect.gen(function* () {
+      const demo = yield* createDemo({ ownerEmail: uniqueEmail("demo") })
+      const token = demo.token
+      const org = `/organizations/${demo.organization.public_id}/`
+
+      const organizations = yield* get("/organizations/", { token })
+      expect(organizations.body.results.map((o: { public_id: string }) => o.public_id)).toEqual([
+        demo.organization.public_id
+      ])
+
+      const inboxes = yield* get(`${org}inboxes/`, { token })
+      expect(inboxes.body.count).toBe(2)
+      expect(inboxes.body.results.filter((i: { is_default: boolean }) => i.is_default)).toHaveLength(1)
+
+      const customers = yield* get(`${org}customers/`, { token })
+      expect(customers.body.count).toBe(3)
+
+      const hours = yield* get(`${org}business-hours/`, { token })
+      expect(hours.body.timezone).toBe("Europe/Berlin")
+      expect(hours.body.weekly_hours.mon).toEqual({ opens_at: "09:00", closes_at: "17:30" })
+      expect(typeof hours.body.next_open === "string" || hours.body.is_open_now).toBe(true)
+      const exceptions = yield* get(`${org}business-hours/exceptions/`, { token })
+      expect(exceptions.body.count).toBe(2)
+
+      const filters = yield* get(`${org}custom-preset-filters/`, { token })
+      expect(filters.body.results.map((f: { name: string }) => f.name).sort()).toEqual([
+        "Urgent, mine",
+        "Waiting on us"
+      ])
+
+      const tree = yield* get(`${org}portal/collections/tree/?include_articles=true`, { token })
+      expect(tree.status).toBe(200)
+      expect(tree.body).toHaveLength(1)
+      expect(tree.body[0].name).toBe("Getting started")
+      expect(tree.body[0].articles).toHaveLength(2)
+      expect(tree.body[0].children[0].name).toBe("Your account")
+      expect(tree.body[0].children[0].articles).toHaveLength(2)
+
+      const tags = yield* get(`${org}tags/`, { token })
+      expect(tags.body.count).toBe(3)
+    })
+  )
+})
