@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { AttachmentsApi, DownloadsApi } from "./Attachments/Api.js"
 import { BusinessHoursApi } from "./BusinessHours/Api.js"
 import { CompaniesApi } from "./Companies/Api.js"
 import { CustomersApi } from "./Customers/Api.js"
@@ -81,6 +82,8 @@ export class Api extends HttpApi.make("helpdesk")
   .add(TagsApi)
   .add(TicketsApi)
   .add(BusinessHoursApi)
+  .add(AttachmentsApi)
+  .add(DownloadsApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)
   .addError(Wire.NotFound)

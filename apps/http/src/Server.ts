@@ -3,6 +3,9 @@ import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@eff
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
+import { ExpiredUploadsReaperLive } from "./Attachments/ExpiredUploadsReaper.js"
+import { AttachmentsLive, DownloadsLive } from "./Attachments/Http.js"
+import { PendingAttachmentsLive } from "./Attachments/PendingAttachments.js"
 import { OrganizationAccess } from "./Auth/OrganizationAccess.js"
 import { ServiceAuthLive } from "./Auth/ServiceAuth.js"
 import { Tokens } from "./Auth/Tokens.js"
@@ -46,7 +49,8 @@ export const ServicesLive = Layer.mergeAll(
   OrganizationAccess.Default,
   PresetFilters.Default,
   Collections.Default,
-  Articles.Default
+  Articles.Default,
+  PendingAttachmentsLive
 )
 
 /** Every group's handlers. Register a new group's handlers here. */
@@ -60,7 +64,9 @@ export const GroupsLive = Layer.mergeAll(
   InboxesLive,
   TagsLive,
   TicketsLive,
-  BusinessHoursLive
+  BusinessHoursLive,
+  AttachmentsLive,
+  DownloadsLive
 )
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */
@@ -85,9 +91,13 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
     Layer.provide(ApiLive)
   )
 
+/** Background work the service runs beside its HTTP endpoints; safe on any number of replicas. */
+export const WorkersLive = ExpiredUploadsReaperLive.pipe(Layer.provide(PendingAttachmentsLive))
+
 /** The service listening on `host:port` (port 0: any free port). */
 export const ServerLive = (options: { readonly host: string; readonly port: number }) =>
   HttpAppLive({ logRequests: true }).pipe(
+    Layer.merge(WorkersLive),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(createServer, { host: options.host, port: options.port }))
   )

@@ -10,6 +10,7 @@ import tags from "./0032_tags.js"
 import presetFilters from "./0040_preset_filters.js"
 import helpCenter from "./0041_help_center.js"
 import tickets from "./0050_tickets.js"
+import attachments from "./0060_attachments.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -25,5 +26,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0032_tags": tags,
   "0040_preset_filters": presetFilters,
   "0041_help_center": helpCenter,
-  "0050_tickets": tickets
+  "0050_tickets": tickets,
+  "0060_attachments": attachments
 }
