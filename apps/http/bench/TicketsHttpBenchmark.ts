@@ -114,6 +114,16 @@ const run = Effect.scoped(
       url: `http://127.0.0.1:${base.port}${ticketPath}`
     })
     yield* Console.log(line(baseline))
+    // The service's own ceiling: the HTTP stack with no authentication and no database.
+    const healthz = yield* load("service GET /healthz (no auth, no database)", {
+      url: `http://127.0.0.1:${app.port}/healthz`
+    })
+    yield* Console.log(line(healthz, baseline))
+    const getOrganization = yield* load("service GET /organizations/{id}/ (auth + 1 query)", {
+      url: `http://127.0.0.1:${app.port}${app.organizationPath}`,
+      headers
+    })
+    yield* Console.log(line(getOrganization, baseline))
     const getTicket = yield* load("GET …/tickets/{id}/", { url: `http://127.0.0.1:${app.port}${ticketPath}`, headers })
     yield* Console.log(line(getTicket, baseline))
     const getMessages = yield* load("GET …/tickets/{id}/messages/ (10 messages)", {
