@@ -11,7 +11,7 @@ import { MAX_UPLOAD_BYTES } from "../src/Attachments/PendingAttachments.js"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import { ServicesLive } from "../src/Server.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { freshDatabase } from "./support/TestDatabase.js"
+import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 const MiB = 1024 * 1024
@@ -38,6 +38,8 @@ const serviceProcess = (databaseUrl: string) =>
         env: {
           ...process.env,
           DATABASE_URL: databaseUrl,
+          // An embedded test database runs one session: one connection (see Database.ts).
+          DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1",
           PORT: String(port),
           HOST: "127.0.0.1",
           DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "hd-memory-"))
@@ -93,7 +95,7 @@ const DatabaseOfThisFile = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
     Layer.merge(
       Layer.succeed(DatabaseUrl, url),
-      PgClient.layer({ url: Redacted.make(url), maxConnections: 4, ...clientOptions })
+      PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 4 : 1, ...clientOptions })
     )
   )
 )

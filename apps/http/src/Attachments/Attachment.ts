@@ -40,6 +40,7 @@ export class AttachmentClaimRefused extends Schema.TaggedError<AttachmentClaimRe
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what a file name must not keep
 const FORBIDDEN_IN_NAMES = /[\u0000-\u001f\u007f"\\/:*?<>|]/g
 
 /**

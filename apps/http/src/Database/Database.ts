@@ -29,8 +29,9 @@ export const PgLive = Layer.unwrapScoped(
         ? `Embedded PostgreSQL (PGlite) in ${dataDir}`
         : `Embedded PostgreSQL (PGlite) in ${dataDir}, shared with the process that has it open`
     )
-    // PGlite runs one session; a small pool only queues behind it.
-    return PgClient.layer({ ...embedded, maxConnections: 2, ...clientOptions })
+    // PGlite runs one session, and pglite-socket can mix up exchanges of concurrent connections (a valid
+    // token was seen to read as missing): one connection per process keeps each exchange whole.
+    return PgClient.layer({ ...embedded, maxConnections: 1, ...clientOptions })
   })
 )
 

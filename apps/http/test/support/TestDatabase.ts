@@ -50,7 +50,8 @@ export const freshDatabase = Effect.gen(function* () {
 /** The SQL client on a fresh, unmigrated database. */
 export const TestPgLive = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
-    PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 4, ...clientOptions })
+    // One connection to PGlite, as the service uses it (see Database.ts).
+    PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 1, ...clientOptions })
   )
 )
 
