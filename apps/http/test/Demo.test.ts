@@ -1,5 +1,9 @@
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { CliDatabase, runCli } from "../src/Cli/Commands.js"
+import { Output } from "../src/Cli/Output.js"
 import { createDemo } from "../src/Demo/Demo.js"
 import { uniqueEmail } from "./support/Fixtures.js"
 import { get, TestAppLive } from "./support/TestApp.js"
@@ -46,6 +50,27 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("helpd
 
       const tags = yield* get(`${org}tags/`, { token })
       expect(tags.body.count).toBe(3)
+    })
+  )
+
+  it.effect("`helpdesk demo` prints the organization and a token that works over HTTP", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const printed: Array<Record<string, unknown>> = []
+      const output = Layer.succeed(Output, { result: (value) => Effect.sync(() => void printed.push(value)) })
+      yield* runCli(["node", "helpdesk", "demo", "--owner-email", uniqueEmail("cli-demo")]).pipe(
+        Effect.provide(
+          Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeed(SqlClient.SqlClient, sql)))
+        )
+      )
+      expect(printed).toHaveLength(1)
+      // biome-ignore lint/suspicious/noExplicitAny: the printed JSON is read field by field
+      const out = printed[0] as any
+      expect(out.token).toMatch(/^hd_pat_/)
+      expect(out.try).toContain(out.organization.public_id)
+      const inboxes = yield* get(`/organizations/${out.organization.public_id}/inboxes/`, { token: out.token })
+      expect(inboxes.status).toBe(200)
+      expect(inboxes.body.count).toBe(2)
     })
   )
 })

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { MEMBER_ROLES } from "../Auth/CurrentCaller.js"
 import { type IssuedToken, Tokens } from "../Auth/Tokens.js"
+import { createDemo } from "../Demo/Demo.js"
 import { isEmail } from "../Http/Fields.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { ServerLive, ServicesLive } from "../Server.js"
@@ -199,6 +200,33 @@ const tokenRevoke = Command.make("revoke", { reference: Args.text({ name: "token
   )
 ).pipe(Command.withDescription("Revoke a token given its value or its id."))
 
+const demo = Command.make(
+  "demo",
+  {
+    ownerEmail: Options.text("owner-email").pipe(
+      Options.withDefault("demo@example.com"),
+      Options.withDescription("E-mail of the demo organization's owner (default demo@example.com).")
+    ),
+    name: Options.text("name").pipe(Options.withDefault("Demo Helpdesk"), Options.withDescription("Organization name."))
+  },
+  ({ ownerEmail, name }) =>
+    Effect.gen(function* () {
+      const email = yield* requireEmail(ownerEmail)
+      const database = yield* CliDatabase
+      const created = yield* createDemo({ ownerEmail: email, name }).pipe(
+        Effect.provide(ServicesLive.pipe(Layer.provideMerge(database)))
+      )
+      yield* (yield* Output).result(
+        created,
+        `Demo organization "${created.organization.name}" (${created.organization.public_id}) created.\nToken: ${created.token}\nTry: ${created.try}`
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Create a demo organization (inboxes, customers, tags, business hours, preset filters, a help-center tree) and print a token to try it with."
+  )
+)
+
 /** The `helpdesk` command. */
 export const helpdesk = Command.make("helpdesk").pipe(
   Command.withDescription("Helpdesk service and administration."),
@@ -207,7 +235,8 @@ export const helpdesk = Command.make("helpdesk").pipe(
     migrate,
     Command.make("org").pipe(Command.withSubcommands([orgCreate])),
     Command.make("user").pipe(Command.withSubcommands([userAdd])),
-    Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenRevoke]))
+    Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenRevoke])),
+    demo
   ])
 )
 
