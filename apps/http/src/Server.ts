@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
@@ -20,7 +20,7 @@ import { HealthLive } from "./Health/Http.js"
 import { Articles } from "./HelpCenter/Articles.js"
 import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
-import { DecodeErrorsAsFieldErrors, wireConventions } from "./Http/WireMiddleware.js"
+import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
 import { InboxesLive } from "./Inboxes/Http.js"
 import { Inboxes } from "./Inboxes/Inboxes.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
@@ -77,13 +77,22 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(ServicesLive)
 )
 
+const apiRoutes: Array<{ method: string; path: string }> = []
+HttpApi.reflect(Api, {
+  onGroup: () => {},
+  onEndpoint: ({ endpoint }) => {
+    apiRoutes.push({ method: endpoint.method, path: endpoint.path })
+  }
+})
+const conventions = wireConventions({ allowedMethods: routeMethods(apiRoutes) })
+
 /**
  * The HTTP application on whichever `HttpServer` is provided: routes, `/openapi.json`, `/docs`, the wire
  * conventions. Needs the `SqlClient` (with migrations run) and an `HttpServer`.
  */
 export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
   HttpApiBuilder.serve((app) =>
-    options.logRequests ? HttpMiddleware.logger(wireConventions(app)) : wireConventions(app)
+    options.logRequests ? HttpMiddleware.logger(conventions(app)) : conventions(app)
   ).pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),

@@ -64,6 +64,21 @@ layer(TestAppLive, { excludeTestServices: true })("wire conventions", (it) => {
     })
   )
 
+  it.effect("HEAD works on GET paths; a method the path does not serve is 405 with Allow", () =>
+    Effect.gen(function* () {
+      const org = yield* Fixtures.organization()
+      const head = yield* request("HEAD", "/organizations/", { token: org.ownerToken })
+      assert.strictEqual(head.status, 200)
+      const remove = yield* del(org.path, { token: org.ownerToken })
+      assert.strictEqual(remove.status, 405)
+      assert.deepStrictEqual(remove.body, { detail: 'Method "DELETE" not allowed.' })
+      assert.sameMembers(remove.headers.get("allow")!.split(", "), ["GET", "HEAD", "PATCH"])
+      const put = yield* request("PUT", "/organizations/", { token: org.ownerToken, json: {} })
+      assert.strictEqual(put.status, 405)
+      assert.sameMembers(put.headers.get("allow")!.split(", "), ["GET", "HEAD", "POST"])
+    })
+  )
+
   it.effect("an unknown path is 404 with a JSON detail", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()

@@ -20,11 +20,20 @@ const isEmpty = (response: HttpServerResponse.HttpServerResponse) => response.bo
  * becomes the 500 body with the request id, and every 401 gets `WWW-Authenticate`.
  */
 const finishResponse =
-  (requestId: string) =>
-  (_request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
+  (requestId: string, allowedMethods: (pathname: string) => ReadonlyArray<string>) =>
+  (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
     if (response.status === 401)
       return Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", "X-Service-Token"))
-    if (response.status === 404 && isEmpty(response)) return Effect.succeed(json(404, { detail: "Not found." }))
+    if (response.status === 404 && isEmpty(response)) {
+      // No route: the path exists with other methods (405, as DRF), or not at all (404; also a path parameter
+      // longer than the router accepts).
+      const allowed = allowedMethods(new URL(request.url, "http://service").pathname)
+      return Effect.succeed(
+        allowed.length > 0 && !allowed.includes(request.method)
+          ? json(405, { detail: `Method "${request.method}" not allowed.` }, { allow: allowed.join(", ") })
+          : json(404, { detail: "Not found." })
+      )
+    }
     if (response.status >= 500 && isEmpty(response))
       return Effect.succeed(
         json(500, { detail: "Internal server error.", request_id: requestId }, { "x-request-id": requestId })
@@ -36,7 +45,7 @@ const finishResponse =
  * The wire conventions that apply before routing and after everything else (pass it to
  * `HttpApiBuilder.serve`):
  * - a path without its trailing slash: GET/HEAD → `301` to the slashed path; other methods → `404` naming it;
- * - no route → `404 {"detail":"Not found."}`;
+ * - no route → `404 {"detail":"Not found."}`, or `405` with `Allow` when the path exists with other methods;
  * - every `401` carries `WWW-Authenticate: X-Service-Token`;
  * - anything unexpected → `500 {"detail":"Internal server error.","request_id":"…"}`, the cause logged under
  *   that id.
@@ -44,31 +53,33 @@ const finishResponse =
  * The platform writes the response before a server middleware sees it, so the rewriting is a pre-response
  * handler, and the failure (which still reaches this middleware afterwards) is only logged here.
  */
-export const wireConventions = (app: HttpApp.Default): HttpApp.Default =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const url = new URL(request.url, "http://service")
-    if (!url.pathname.endsWith("/") && !UNSLASHED_PATHS.has(url.pathname)) {
-      const slashed = `${url.pathname}/`
-      if (request.method === "GET" || request.method === "HEAD") {
-        return HttpServerResponse.empty({ status: 301, headers: { location: `${slashed}${url.search}` } })
+export const wireConventions =
+  (options: { readonly allowedMethods: (pathname: string) => ReadonlyArray<string> }) =>
+  (app: HttpApp.Default): HttpApp.Default =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const url = new URL(request.url, "http://service")
+      if (!url.pathname.endsWith("/") && !UNSLASHED_PATHS.has(url.pathname)) {
+        const slashed = `${url.pathname}/`
+        if (request.method === "GET" || request.method === "HEAD") {
+          return HttpServerResponse.empty({ status: 301, headers: { location: `${slashed}${url.search}` } })
+        }
+        return json(404, {
+          detail: `Not found. Every path ends with a slash: ${request.method} ${slashed} (no redirect is made for ${request.method}).`
+        })
       }
-      return json(404, {
-        detail: `Not found. Every path ends with a slash: ${request.method} ${slashed} (no redirect is made for ${request.method}).`
-      })
-    }
-    const requestId = randomUUID()
-    yield* HttpApp.appendPreResponseHandler(finishResponse(requestId))
-    return yield* app.pipe(
-      Effect.tapErrorCause((cause) =>
-        Cause.isInterruptedOnly(cause) || isTagged(Cause.squash(cause), "RouteNotFound")
-          ? Effect.void
-          : Effect.logError("Unexpected failure", cause).pipe(
-              Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url })
-            )
+      const requestId = randomUUID()
+      yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, options.allowedMethods))
+      return yield* app.pipe(
+        Effect.tapErrorCause((cause) =>
+          Cause.isInterruptedOnly(cause) || isTagged(Cause.squash(cause), "RouteNotFound")
+            ? Effect.void
+            : Effect.logError("Unexpected failure", cause).pipe(
+                Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url })
+              )
+        )
       )
-    )
-  })
+    })
 
 /**
  * Path, query and header decode failures of HttpApi (`HttpApiDecodeError`) as DRF field errors, so even an
@@ -89,3 +100,16 @@ export const DecodeErrorsAsFieldErrors = HttpApiBuilder.middleware(
       }
     ) as HttpApp.Default<never>
 )
+
+/** For `wireConventions`: the methods an API serves at a concrete path (`/organizations/acme-x/` → GET, PATCH). */
+export const routeMethods = (routes: ReadonlyArray<{ readonly method: string; readonly path: string }>) => {
+  const patterns = routes.map(({ method, path }) => ({
+    method,
+    regex: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:\w+/g, "[^/]+")}$`)
+  }))
+  return (pathname: string): ReadonlyArray<string> => {
+    const methods = new Set(patterns.filter((p) => p.regex.test(pathname)).map((p) => p.method))
+    if (methods.has("GET")) methods.add("HEAD")
+    return [...methods]
+  }
+}
