@@ -15,6 +15,7 @@ export const shared: ViteUserConfig = {
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 30_000,
-    hookTimeout: 60_000
+    // A fresh database plus every migration per test file takes a while on 2 cores under load.
+    hookTimeout: 180_000
   }
 }
