@@ -84,7 +84,10 @@ export const rebuildProjections = (
     Effect.withSpan("EventStore.rebuildProjections", { attributes: { projections: projections.map((p) => p.name) } })
   )
 
-/** Takes each projection's rebuild lock (in name order) for the current scope, or fails if one is held. */
+/**
+ * Takes each projection's rebuild lock (in name order) for the current scope, or fails if one is held. The lock
+ * holds a reserved connection, so a rebuild needs a pool of at least two.
+ */
 const lockForRebuild = (names: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

@@ -50,8 +50,9 @@ export const freshDatabase = Effect.gen(function* () {
 /** The SQL client on a fresh, unmigrated database. */
 export const TestPgLive = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
-    // One connection to PGlite, as the service uses it (see Database.ts).
-    PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 1, ...clientOptions })
+    // Several connections even on PGlite: the projection rebuild holds one for its advisory lock while it works
+    // on another. (The service itself uses one connection to PGlite, see Database.ts.)
+    PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 4, ...clientOptions })
   )
 )
 
