@@ -14,7 +14,8 @@ export const shared: ViteUserConfig = {
   },
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
+    // Generous: black-box tests build a server and a database, and CI machines may be busy.
+    testTimeout: 120_000,
     // A fresh database plus every migration per test file takes a while on 2 cores under load.
     hookTimeout: 180_000
   }
