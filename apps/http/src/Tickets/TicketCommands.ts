@@ -223,6 +223,38 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
         Effect.orDie
       )
 
+    /** Queues the e-mail of a message of the ticket (a customer-visible reply whose `sendsEmail` is set). */
+    const enqueueMessageEmail = (organizationId: number, ticket: Ticket, messageId: number) => {
+      const message = ticket.messages.find((m) => m.id === messageId)!
+      return enqueueEmail({
+        organizationId,
+        ticketId: ticket.id,
+        messageId,
+        kind: "message",
+        payload: {
+          public_id: ticket.publicId,
+          to: ticket.customer.email,
+          cc: message.externalRecipientEmails,
+          bcc: message.bccRecipientEmails,
+          subject: ticket.subject,
+          text: message.content,
+          html: message.contentHtml,
+          attachment_ids: message.attachments.map((a) => a.id)
+        }
+      })
+    }
+
+    /** Queues the e-mails of the messages among `events` that go out by e-mail. */
+    const enqueueEmailsOf = (organizationId: number, ticket: Ticket, events: ReadonlyArray<TicketEvent>) =>
+      Effect.forEach(
+        events,
+        (event) =>
+          event._tag === "MessageAdded" && event.message.sendsEmail
+            ? enqueueMessageEmail(organizationId, ticket, event.message.id)
+            : Effect.void,
+        { discard: true }
+      )
+
     /** The actor of a write: a customer has no user; a person acts as their user; an integration as nobody. */
     const actorFor = (caller: Caller, role: WriteRole) =>
       Effect.gen(function* () {
@@ -489,26 +521,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
               }
               return commands
             }),
-          (ticket) => {
-            if (!sendsEmail) return Effect.void
-            const message = ticket.messages.find((m) => m.id === messageId)!
-            return enqueueEmail({
-              organizationId: input.organizationId,
-              ticketId,
-              messageId,
-              kind: "message",
-              payload: {
-                public_id: ticket.publicId,
-                to: ticket.customer.email,
-                cc: message.externalRecipientEmails,
-                bcc: message.bccRecipientEmails,
-                subject: ticket.subject,
-                text: message.content,
-                html: message.contentHtml,
-                attachment_ids: message.attachments.map((a) => a.id)
-              }
-            })
-          }
+          (ticket) => (sendsEmail ? enqueueMessageEmail(input.organizationId, ticket, messageId) : Effect.void)
         ),
         (ticket): WriteResult => ({ ticket, messageId })
       )
@@ -661,6 +674,20 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
           .pipe(retryOnConflict(), Effect.catchTag("SqlError", Effect.die))
       }).pipe(conflictAsError(sourceId), Effect.withSpan("TicketCommands.merge"))
 
-    return { create, addMessage, update, snooze, unsnooze, enrich, merge } as const
+    /**
+     * Runs commands the service issues on its own (timers, mail delivery, automations) on a ticket of the
+     * organization, in one transaction with the e-mails of any messages they add; `plan` gets the ticket and the
+     * instant of the write and may return no commands. Refusals of the domain come out as its `TicketError`s.
+     */
+    const asSystem = <E, R>(
+      organizationId: number,
+      ticketId: number,
+      plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>
+    ) =>
+      onTicket(organizationId, ticketId, plan, (ticket, events) =>
+        enqueueEmailsOf(organizationId, ticket, events)
+      ).pipe(Effect.withSpan("TicketCommands.asSystem"))
+
+    return { create, addMessage, update, snooze, unsnooze, enrich, merge, asSystem, nextMessageId } as const
   })
 }) {}
