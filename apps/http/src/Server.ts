@@ -100,8 +100,14 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
     Layer.provide(ApiLive)
   )
 
-/** Background work the service runs beside its HTTP endpoints; safe on any number of replicas. */
-export const WorkersLive = ExpiredUploadsReaperLive.pipe(Layer.provide(PendingAttachmentsLive))
+/**
+ * Background work the service runs beside its HTTP endpoints (and `helpdesk worker` alone); safe on any number of
+ * replicas. Register a worker's layer here.
+ */
+export const WorkersLive = Layer.mergeAll(ExpiredUploadsReaperLive).pipe(
+  Layer.provide(TicketServicesLive),
+  Layer.provide(ServicesLive)
+)
 
 /** The service listening on `host:port` (port 0: any free port). */
 export const ServerLive = (options: { readonly host: string; readonly port: number }) =>
