@@ -61,6 +61,8 @@ export const toHttpError = (error: TicketWriteError): ValidationError | NotFound
       return field("status", "Only a closed ticket can be reopened.")
     case "CsatRatingOutOfRange":
       return field("rating", `Rating ${error.rating} is not between 1 and 5.`)
+    case "CsatAlreadyRecorded":
+      return new Conflict({ detail: "The customer has already answered this ticket's satisfaction survey." })
     case "InvalidLanguageCode":
       return field("language", `"${error.language}" is not a two-letter language code.`)
     case "CustomerCannotWriteInternalNote":
@@ -69,8 +71,8 @@ export const toHttpError = (error: TicketWriteError): ValidationError | NotFound
       return field("content", "A message needs content or an attachment.")
     case "DuplicateMessageId":
       return field(NON_FIELD_ERRORS, `The ticket already has message ${error.messageId}.`)
-    case "OnlyAssociateRepliesAreEmailed":
-      return field(NON_FIELD_ERRORS, "Only an associate's customer-visible reply is sent as an e-mail.")
+    case "OnlyRepliesToTheCustomerAreEmailed":
+      return field(NON_FIELD_ERRORS, "Only a customer-visible reply to the customer is sent as an e-mail.")
     case "SnoozeMustBeInFuture":
       return field("until", "The snooze must end in the future.")
     case "CannotSnoozeClosedTicket":

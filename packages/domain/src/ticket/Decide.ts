@@ -23,6 +23,7 @@ import {
   CannotSnoozeSpamTicket,
   ClassificationRequiredToClose,
   CreateEmailRequiresAssociate,
+  CsatAlreadyRecorded,
   CsatRatingOutOfRange,
   CustomerCannotWriteInternalNote,
   DeliveryNotTracked,
@@ -32,7 +33,7 @@ import {
   type MergeError,
   MessageNotFound,
   NotAnAudioTicket,
-  OnlyAssociateRepliesAreEmailed,
+  OnlyRepliesToTheCustomerAreEmailed,
   SnoozeMustBeInFuture,
   SnoozeNotElapsed,
   TicketAlreadyClosed,
@@ -127,6 +128,7 @@ export const decide = (command: TicketCommand, state: TicketState): Decision => 
     case "UnmarkSpam":
       return state.isSpam ? accept(new TicketUnmarkedSpam(base)) : none
     case "RecordCsatResponse":
+      if (state.csatResponse !== null) return Either.left(new CsatAlreadyRecorded({ ticketId: state.id }))
       return Number.isInteger(command.rating) && command.rating >= 1 && command.rating <= 5
         ? accept(new TicketCsatRecorded({ ...base, rating: command.rating, comment: command.comment }))
         : Either.left(new CsatRatingOutOfRange({ rating: command.rating }))
@@ -221,8 +223,8 @@ const addMessage = (command: AddMessage, state: Ticket): Decision => {
   if (command.content.trim() === "" && command.attachments.length === 0) {
     return Either.left(new EmptyMessage({ ticketId: state.id }))
   }
-  if (command.sendsEmail && (role !== "associate" || !visible)) {
-    return Either.left(new OnlyAssociateRepliesAreEmailed({ ticketId: state.id }))
+  if (command.sendsEmail && (role === "customer" || !visible)) {
+    return Either.left(new OnlyRepliesToTheCustomerAreEmailed({ ticketId: state.id }))
   }
   // Internal notes are never mailed. Replies to the customer keep the conversation's CC: the message's
   // own list, else the last customer-visible message's, else the creation-time list. BCC is never inherited.

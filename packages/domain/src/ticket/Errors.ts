@@ -97,6 +97,15 @@ export class CsatRatingOutOfRange extends Schema.TaggedError<CsatRatingOutOfRang
   }
 }
 
+/** A ticket's CSAT response is recorded once; the customer's first answer stands. */
+export class CsatAlreadyRecorded extends Schema.TaggedError<CsatAlreadyRecorded>()("CsatAlreadyRecorded", {
+  ticketId: Schema.Int
+}) {
+  override get message() {
+    return "the customer has already answered this ticket's satisfaction survey"
+  }
+}
+
 /** Language codes are two lowercase letters (ISO 639-1), or empty for unknown. */
 export class InvalidLanguageCode extends Schema.TaggedError<InvalidLanguageCode>()("InvalidLanguageCode", {
   language: Schema.String
@@ -136,12 +145,12 @@ export class DuplicateMessageId extends Schema.TaggedError<DuplicateMessageId>()
 }
 
 /** Only a customer-visible message from an associate may go out as a tracked email. */
-export class OnlyAssociateRepliesAreEmailed extends Schema.TaggedError<OnlyAssociateRepliesAreEmailed>()(
-  "OnlyAssociateRepliesAreEmailed",
+export class OnlyRepliesToTheCustomerAreEmailed extends Schema.TaggedError<OnlyRepliesToTheCustomerAreEmailed>()(
+  "OnlyRepliesToTheCustomerAreEmailed",
   { ticketId: Schema.Int }
 ) {
   override get message() {
-    return "only an associate's customer-visible reply is sent as an email"
+    return "only a customer-visible reply by an associate or by the service (auto-reply, reminder) is sent as an email"
   }
 }
 
@@ -268,11 +277,12 @@ export type TicketError =
   | TicketAlreadyClosed
   | TicketNotClosed
   | CsatRatingOutOfRange
+  | CsatAlreadyRecorded
   | InvalidLanguageCode
   | CustomerCannotWriteInternalNote
   | EmptyMessage
   | DuplicateMessageId
-  | OnlyAssociateRepliesAreEmailed
+  | OnlyRepliesToTheCustomerAreEmailed
   | SnoozeMustBeInFuture
   | CannotSnoozeClosedTicket
   | CannotSnoozeSpamTicket

@@ -115,6 +115,12 @@ describe("CSAT", () => {
         .events()
     ).toHaveLength(1)
   })
+  it("keeps the first answer: a second one is refused (CsatAlreadyRecorded)", () => {
+    const first = new TicketCsatRecorded({ ...by, by: customer, rating: 2, comment: "Slow" })
+    given(ticketCreated(), first)
+      .when(new RecordCsatResponse({ ...base, actor: customer, rating: 5 }))
+      .thenFails("CsatAlreadyRecorded")
+  })
   it.each([0, 6, -1])("refuses rating %i (CsatRatingOutOfRange)", (rating) => {
     given(ticketCreated())
       .when(new RecordCsatResponse({ ...base, actor: customer, rating }))

@@ -80,13 +80,17 @@ describe("messages", () => {
     expect(added([ticketCreated()], addMessage({ content: "", attachments: [attachment] })).message.content).toBe("")
   })
 
-  it("refuses tracking email delivery of anything but an associate's reply (OnlyAssociateRepliesAreEmailed)", () => {
+  it("mails a customer-visible reply by the service itself (auto-reply, reminder)", () => {
+    expect(added([ticketCreated()], addMessage({ actor: system, sendsEmail: true })).message.sendsEmail).toBe(true)
+  })
+
+  it("refuses tracking email delivery of a customer's message or an internal note (OnlyRepliesToTheCustomerAreEmailed)", () => {
     given(ticketCreated())
       .when(addMessage({ actor: customer, sendsEmail: true }))
-      .thenFails("OnlyAssociateRepliesAreEmailed")
+      .thenFails("OnlyRepliesToTheCustomerAreEmailed")
     given(ticketCreated())
       .when(addMessage({ isVisibleToCustomer: false, sendsEmail: true }))
-      .thenFails("OnlyAssociateRepliesAreEmailed")
+      .thenFails("OnlyRepliesToTheCustomerAreEmailed")
   })
 })
 
