@@ -11,6 +11,7 @@ import presetFilters from "./0040_preset_filters.js"
 import helpCenter from "./0041_help_center.js"
 import tickets from "./0050_tickets.js"
 import attachments from "./0060_attachments.js"
+import mailDelivery from "./0070_mail_delivery.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -27,5 +28,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0040_preset_filters": presetFilters,
   "0041_help_center": helpCenter,
   "0050_tickets": tickets,
-  "0060_attachments": attachments
+  "0060_attachments": attachments,
+  "0070_mail_delivery": mailDelivery
 }
