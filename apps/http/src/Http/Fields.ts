@@ -45,6 +45,8 @@ export interface TextOptions {
   /** `""` is accepted (the default for optional settings). */
   readonly allowBlank?: boolean
   readonly description?: string
+  /** A further rule on the trimmed, non-blank value: the error message, or `undefined` when it holds. */
+  readonly check?: (value: string) => string | undefined
 }
 
 const textValue = (input: unknown): string | undefined =>
@@ -75,7 +77,10 @@ export const text = (options: TextOptions) =>
     },
     (input) => {
       const value = textValue(input)
-      return value === undefined ? fail("Not a valid string.") : checkLength(value, options)
+      if (value === undefined) return fail("Not a valid string.")
+      const length = checkLength(value, options)
+      const problem = length.ok && value !== "" ? options.check?.(value) : undefined
+      return problem === undefined ? length : fail(problem)
     }
   )
 

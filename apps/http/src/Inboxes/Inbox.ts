@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { AUTO_REPLY_PLACEHOLDERS, unknownPlaceholders } from "../AutoReplies/AutoReplyTemplate.js"
 import * as Fields from "../Http/Fields.js"
 import { Timestamp } from "../Http/Representation.js"
 import { MAX_PERIOD_DAYS } from "../Organizations/Organization.js"
@@ -92,12 +93,28 @@ export const toInboxRef = (inbox: Inbox): InboxRef => ({
 
 const period = Fields.nullable(Fields.integer({ minimum: 0, maximum: MAX_PERIOD_DAYS, description: periodDescription }))
 
+const placeholderList = Object.keys(AUTO_REPLY_PLACEHOLDERS)
+  .map((name) => `{{${name}}}`)
+  .join(", ")
+
+const autoReplyTemplate = Fields.text({
+  maxLength: LIMITS.template,
+  allowBlank: true,
+  description: `Plain text sent to the customer of a new ticket. Placeholders: ${placeholderList}.`,
+  check: (template) => {
+    const unknown = unknownPlaceholders(template)
+    return unknown.length === 0
+      ? undefined
+      : `Unknown placeholder${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `{{${name}}}`).join(", ")}. Use ${placeholderList}.`
+  }
+})
+
 const settings = {
   is_default: Fields.optional(Fields.boolean),
   auto_reply_during_enabled: Fields.optional(Fields.boolean),
   auto_reply_outside_enabled: Fields.optional(Fields.boolean),
-  auto_reply_during_template: Fields.optional(Fields.text({ maxLength: LIMITS.template, allowBlank: true })),
-  auto_reply_outside_template: Fields.optional(Fields.text({ maxLength: LIMITS.template, allowBlank: true })),
+  auto_reply_during_template: Fields.optional(autoReplyTemplate),
+  auto_reply_outside_template: Fields.optional(autoReplyTemplate),
   enable_inactivity_reminders: Fields.optional(Fields.boolean),
   enable_auto_close_inactive_tickets: Fields.optional(Fields.boolean),
   customer_max_inactivity_period: Fields.optional(period),

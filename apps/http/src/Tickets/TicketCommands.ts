@@ -46,6 +46,7 @@ import {
 import { DateTime, Effect, Either } from "effect"
 import { PendingAttachments } from "../Attachments/PendingAttachments.js"
 import type { Caller } from "../Auth/CurrentCaller.js"
+import { AutoReplies } from "../AutoReplies/AutoReplies.js"
 import { retryOnConflict } from "../EventStore/HandleCommand.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
 import { TicketDirectory } from "./TicketDirectory.js"
@@ -185,6 +186,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     const store = yield* EventStore
     const directory = yield* TicketDirectory
     const attachments = yield* PendingAttachments
+    const autoReplies = yield* AutoReplies
 
     const nextTicketId = sql<{ id: string }>`SELECT nextval('hd_ticket_id_seq') AS id`.pipe(
       Effect.map((rows) => Number(rows[0]!.id)),
@@ -434,9 +436,31 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
               ]
               const language = detectLanguage(input.kind === "audio" ? description : `${input.subject}\n${description}`)
               if (language !== "") commands.push(new RecordLanguage({ ...base, actor: systemActor, language }))
+              if (actor.role === "customer") {
+                const autoReply = yield* autoReplies.replyFor({
+                  organizationId: org,
+                  inboxId: inbox.id,
+                  at: DateTime.toDate(at),
+                  customerName: customer.name,
+                  customerEmail: customer.email,
+                  ticketPublicId: publicId
+                })
+                if (autoReply !== undefined)
+                  commands.push(
+                    new AddMessage({
+                      ...base,
+                      actor: systemActor,
+                      messageId: yield* nextMessageId,
+                      content: autoReply,
+                      isVisibleToCustomer: true,
+                      sendsEmail: customer.email !== "" && EMAIL_CHANNELS.has(input.channel.type)
+                    })
+                  )
+              }
               const decided = yield* decideAll(initialState, commands)
               yield* appendEvents(ticketId, 0, decided.events, ExpectedVersion.noStream)
               const ticket = asTicket(decided.state)
+              yield* enqueueEmailsOf(org, ticket, decided.events)
               if (sendsCreateEmail)
                 yield* enqueueEmail({
                   organizationId: org,
