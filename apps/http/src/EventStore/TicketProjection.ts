@@ -14,6 +14,7 @@ import {
   ticketView
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
+import { waitingOnCustomerSince, waitingSinceAfter } from "../Timers/WaitingSince.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { type InlineProjection, InlineProjections } from "./InlineProjection.js"
 
@@ -45,6 +46,8 @@ interface TicketRow {
   readonly streamId: string
   readonly version: number
   readonly view: TicketView
+  /** When the ticket started waiting on the customer, for the inactivity timer (`Timers/WaitingSince.ts`). */
+  readonly waitingOnCustomerSince: DateTime.Utc | null
 }
 
 interface MessageRow {
@@ -74,9 +77,11 @@ const foldStream = (
   const events = decodeAll(recorded)
   let state: TicketState = initialState
   let messages: ReadonlyArray<MessageState> = []
+  let waitingSince: DateTime.Utc | null = null
   const changedAt = new Map<number, number>()
   events.forEach((event, i) => {
     state = evolve(state, event)
+    waitingSince = waitingSinceAfter(waitingSince, event)
     if (state._tag !== "Ticket" || state.messages === messages) return
     const before = new Map(messages.map((m) => [m.id, m]))
     for (const message of state.messages) {
@@ -89,7 +94,13 @@ const foldStream = (
   const version = recorded[recorded.length - 1]!.streamPosition
   const current = new Set(ticket.messages.map((m) => m.id))
   return {
-    ticket: { ticketId: ticket.id, streamId, version, view: ticketView(ticket) },
+    ticket: {
+      ticketId: ticket.id,
+      streamId,
+      version,
+      view: ticketView(ticket),
+      waitingOnCustomerSince: waitingOnCustomerSince(ticket, waitingSince)
+    },
     messages: ticket.messages
       .filter((m) => (changedAt.get(m.id) ?? 0) > previousVersion)
       .map((m) => ({ ticketId: ticket.id, ticketVersion: changedAt.get(m.id)!, view: messageView(ticket.id, m) })),
@@ -186,6 +197,7 @@ const upsertTickets = (rows: ReadonlyArray<TicketRow>): Effect.Effect<void, SqlE
         waiting_on: r.view.waitingOn,
         classification: r.view.classification,
         snoozed_until: iso(r.view.snoozedUntil),
+        waiting_on_customer_since: iso(r.waitingOnCustomerSince),
         is_spam: r.view.isSpam,
         merged_into: r.view.mergedInto?.id ?? null,
         created_at: iso(r.view.createdAt),
@@ -195,19 +207,19 @@ const upsertTickets = (rows: ReadonlyArray<TicketRow>): Effect.Effect<void, SqlE
     return sql`
       INSERT INTO hd_tickets AS t (
         ticket_id, stream_id, organization_id, version, view, status, priority, assignee_id, inbox_id, waiting_on,
-        classification, snoozed_until, is_spam, merged_into, created_at, updated_at
+        classification, snoozed_until, waiting_on_customer_since, is_spam, merged_into, created_at, updated_at
       )
       SELECT * FROM jsonb_to_recordset(${document}::jsonb) AS r(
         ticket_id bigint, stream_id text, organization_id text, version bigint, view jsonb, status text,
         priority text, assignee_id bigint, inbox_id bigint, waiting_on text, classification text,
-        snoozed_until timestamptz, is_spam boolean, merged_into bigint, created_at timestamptz, updated_at timestamptz
+        snoozed_until timestamptz, waiting_on_customer_since timestamptz, is_spam boolean, merged_into bigint, created_at timestamptz, updated_at timestamptz
       )
       ON CONFLICT (ticket_id) DO UPDATE SET
         stream_id = excluded.stream_id, organization_id = excluded.organization_id, version = excluded.version,
         view = excluded.view, status = excluded.status, priority = excluded.priority,
         assignee_id = excluded.assignee_id, inbox_id = excluded.inbox_id, waiting_on = excluded.waiting_on,
         classification = excluded.classification, snoozed_until = excluded.snoozed_until,
-        is_spam = excluded.is_spam, merged_into = excluded.merged_into, created_at = excluded.created_at,
+        waiting_on_customer_since = excluded.waiting_on_customer_since, is_spam = excluded.is_spam, merged_into = excluded.merged_into, created_at = excluded.created_at,
         updated_at = excluded.updated_at
       WHERE t.version < excluded.version`
   }).pipe(Effect.asVoid)

@@ -12,6 +12,7 @@ import helpCenter from "./0041_help_center.js"
 import tickets from "./0050_tickets.js"
 import attachments from "./0060_attachments.js"
 import mailDelivery from "./0070_mail_delivery.js"
+import timers from "./0071_timers.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -29,5 +30,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0041_help_center": helpCenter,
   "0050_tickets": tickets,
   "0060_attachments": attachments,
-  "0070_mail_delivery": mailDelivery
+  "0070_mail_delivery": mailDelivery,
+  "0071_timers": timers
 }
