@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AttachmentsApi, DownloadsApi } from "./Attachments/Api.js"
 import { BusinessHoursApi } from "./BusinessHours/Api.js"
 import { CompaniesApi } from "./Companies/Api.js"
+import { CsatApi } from "./Csat/Api.js"
 import { CustomersApi } from "./Customers/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import { HelpCenterApi } from "./HelpCenter/Api.js"
@@ -84,6 +85,7 @@ export class Api extends HttpApi.make("helpdesk")
   .add(BusinessHoursApi)
   .add(AttachmentsApi)
   .add(DownloadsApi)
+  .add(CsatApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)
   .addError(Wire.NotFound)

@@ -14,6 +14,7 @@ import { BusinessHoursExceptions } from "./BusinessHours/BusinessHoursExceptions
 import { BusinessHoursLive } from "./BusinessHours/Http.js"
 import { Companies } from "./Companies/Companies.js"
 import { CompaniesLive } from "./Companies/Http.js"
+import { CsatLive } from "./Csat/Http.js"
 import { Customers } from "./Customers/Customers.js"
 import { CustomersLive } from "./Customers/Http.js"
 import { HealthLive } from "./Health/Http.js"
@@ -66,7 +67,8 @@ export const GroupsLive = Layer.mergeAll(
   TicketsLive,
   BusinessHoursLive,
   AttachmentsLive,
-  DownloadsLive
+  DownloadsLive,
+  CsatLive
 )
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */

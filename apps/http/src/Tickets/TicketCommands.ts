@@ -47,6 +47,8 @@ import { DateTime, Effect, Either } from "effect"
 import { PendingAttachments } from "../Attachments/PendingAttachments.js"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { AutoReplies } from "../AutoReplies/AutoReplies.js"
+import { surveyDue, surveyEmail } from "../Csat/CsatEmail.js"
+import { CsatSurveys } from "../Csat/CsatSurveys.js"
 import { retryOnConflict } from "../EventStore/HandleCommand.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
 import { TicketDirectory } from "./TicketDirectory.js"
@@ -187,6 +189,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     const directory = yield* TicketDirectory
     const attachments = yield* PendingAttachments
     const autoReplies = yield* AutoReplies
+    const csatSurveys = yield* CsatSurveys
 
     const nextTicketId = sql<{ id: string }>`SELECT nextval('hd_ticket_id_seq') AS id`.pipe(
       Effect.map((rows) => Number(rows[0]!.id)),
@@ -215,7 +218,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
       readonly organizationId: number
       readonly ticketId: number
       readonly messageId: number | null
-      readonly kind: "ticket_created" | "message"
+      readonly kind: "ticket_created" | "message" | "csat_survey"
       readonly payload: unknown
     }) =>
       sql`
@@ -569,53 +572,82 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
 
     /** Applies a partial update (status, classification, priority, assignee, tags, spam) atomically. */
     const update = (organizationId: number, caller: Caller, ticketId: number, changes: UpdateTicketInput) =>
-      onTicket(organizationId, ticketId, (ticket, at) =>
-        Effect.gen(function* () {
-          const actor = yield* actorFor(caller, "associate")
-          const base = { ticketId, at, actor }
-          const commands: Array<TicketCommand> = []
-          if (changes.isSpam !== undefined) commands.push(changes.isSpam ? new MarkSpam(base) : new UnmarkSpam(base))
-          const classification = changes.classification
-          const classify = () => {
-            if (classification !== undefined) commands.push(new ClassifyTicket({ ...base, classification }))
-          }
-          switch (changes.status) {
-            case "closed":
-              if (ticket.status === "closed") classify()
-              else commands.push(new CloseTicket({ ...base, classification: classification ?? ticket.classification }))
-              break
-            case "active":
-              if (ticket.status === "created")
-                return yield* TicketInputRefused.of(
-                  "status",
-                  "A new ticket becomes active when an associate replies to the customer; it cannot be set to active."
-                )
-              if (ticket.status === "closed") commands.push(new ReopenTicket(base))
-              classify()
-              break
-            case "created":
-              if (ticket.status !== "created")
-                return yield* TicketInputRefused.of("status", `A ${ticket.status} ticket cannot go back to created.`)
-              classify()
-              break
-            default:
-              classify()
-          }
-          if (changes.priority !== undefined) commands.push(new ChangePriority({ ...base, priority: changes.priority }))
-          if (changes.assigneeId !== undefined) {
-            const assignee =
-              changes.assigneeId === null
-                ? null
-                : yield* memberOrRefuse(organizationId, changes.assigneeId, "assignee_id")
-            commands.push(new AssignTicket({ ...base, assignee }))
-          }
-          if (changes.tagIds !== undefined) {
-            const tags = yield* tagsOrRefuse(organizationId, changes.tagIds, "tags")
-            commands.push(new SetTags({ ...base, tags }))
-          }
-          return commands
-        })
+      onTicket(
+        organizationId,
+        ticketId,
+        (ticket, at) =>
+          Effect.gen(function* () {
+            const actor = yield* actorFor(caller, "associate")
+            const base = { ticketId, at, actor }
+            const commands: Array<TicketCommand> = []
+            if (changes.isSpam !== undefined) commands.push(changes.isSpam ? new MarkSpam(base) : new UnmarkSpam(base))
+            const classification = changes.classification
+            const classify = () => {
+              if (classification !== undefined) commands.push(new ClassifyTicket({ ...base, classification }))
+            }
+            switch (changes.status) {
+              case "closed":
+                if (ticket.status === "closed") classify()
+                else
+                  commands.push(new CloseTicket({ ...base, classification: classification ?? ticket.classification }))
+                break
+              case "active":
+                if (ticket.status === "created")
+                  return yield* TicketInputRefused.of(
+                    "status",
+                    "A new ticket becomes active when an associate replies to the customer; it cannot be set to active."
+                  )
+                if (ticket.status === "closed") commands.push(new ReopenTicket(base))
+                classify()
+                break
+              case "created":
+                if (ticket.status !== "created")
+                  return yield* TicketInputRefused.of("status", `A ${ticket.status} ticket cannot go back to created.`)
+                classify()
+                break
+              default:
+                classify()
+            }
+            if (changes.priority !== undefined)
+              commands.push(new ChangePriority({ ...base, priority: changes.priority }))
+            if (changes.assigneeId !== undefined) {
+              const assignee =
+                changes.assigneeId === null
+                  ? null
+                  : yield* memberOrRefuse(organizationId, changes.assigneeId, "assignee_id")
+              commands.push(new AssignTicket({ ...base, assignee }))
+            }
+            if (changes.tagIds !== undefined) {
+              const tags = yield* tagsOrRefuse(organizationId, changes.tagIds, "tags")
+              commands.push(new SetTags({ ...base, tags }))
+            }
+            return commands
+          }),
+        (ticket, events) => offerSurvey(organizationId, ticket, events)
       ).pipe(Effect.withSpan("TicketCommands.update"))
+
+    /** After an associate closes a ticket: its CSAT survey, when the organization asks for one and none was sent. */
+    const offerSurvey = (organizationId: number, ticket: Ticket, events: ReadonlyArray<TicketEvent>) =>
+      Effect.gen(function* () {
+        if (!surveyDue(ticket, events)) return
+        const link = yield* csatSurveys.offer(organizationId, ticket.id)
+        if (link === undefined) return
+        const email = surveyEmail(ticket, link)
+        yield* enqueueEmail({
+          organizationId,
+          ticketId: ticket.id,
+          messageId: null,
+          kind: "csat_survey",
+          payload: {
+            public_id: ticket.publicId,
+            to: ticket.customer.email,
+            cc: [],
+            bcc: [],
+            attachment_ids: [],
+            ...email
+          }
+        })
+      })
 
     /** Snoozes (or re-snoozes) the ticket until `until`. */
     const snooze = (organizationId: number, caller: Caller, ticketId: number, until: DateTime.Utc) =>

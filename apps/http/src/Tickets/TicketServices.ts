@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { PendingAttachmentsLive } from "../Attachments/PendingAttachments.js"
 import { AutoReplies } from "../AutoReplies/AutoReplies.js"
+import { CsatSurveys } from "../Csat/CsatSurveys.js"
 import { PostgresEventStoreLive } from "../EventStore/PostgresEventStore.js"
 import { TicketReadModelsLive } from "../EventStore/TicketProjection.js"
 import { TicketCommands } from "./TicketCommands.js"
@@ -16,6 +17,7 @@ import { TicketQueries } from "./TicketQueries.js"
 export const TicketServicesLive = Layer.mergeAll(TicketQueries.Default, TicketCommands.Default).pipe(
   Layer.provideMerge(TicketDirectory.Default),
   Layer.provideMerge(AutoReplies.Default),
+  Layer.provideMerge(CsatSurveys.Default),
   Layer.provideMerge(PostgresEventStoreLive),
   Layer.provideMerge(TicketReadModelsLive),
   Layer.provideMerge(PendingAttachmentsLive)

@@ -13,6 +13,7 @@ import tickets from "./0050_tickets.js"
 import attachments from "./0060_attachments.js"
 import mailDelivery from "./0070_mail_delivery.js"
 import timers from "./0071_timers.js"
+import csatSurveys from "./0072_csat_surveys.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -31,5 +32,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0050_tickets": tickets,
   "0060_attachments": attachments,
   "0070_mail_delivery": mailDelivery,
-  "0071_timers": timers
+  "0071_timers": timers,
+  "0072_csat_surveys": csatSurveys
 }
