@@ -32,6 +32,8 @@ import { TagsLive } from "./Tags/Http.js"
 import { Tags } from "./Tags/Tags.js"
 import { TicketsLive } from "./Tickets/Http.js"
 import { TicketServicesLive } from "./Tickets/TicketServices.js"
+import { InactivityTimerLive } from "./Timers/InactivityTimer.js"
+import { SnoozeTimerLive } from "./Timers/SnoozeTimer.js"
 import { Memberships } from "./Users/Memberships.js"
 import { Users } from "./Users/Users.js"
 
@@ -106,7 +108,7 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
  * Background work the service runs beside its HTTP endpoints (and `helpdesk worker` alone); safe on any number of
  * replicas. Register a worker's layer here.
  */
-export const WorkersLive = Layer.mergeAll(ExpiredUploadsReaperLive).pipe(
+export const WorkersLive = Layer.mergeAll(ExpiredUploadsReaperLive, SnoozeTimerLive, InactivityTimerLive).pipe(
   Layer.provide(TicketServicesLive),
   Layer.provide(ServicesLive)
 )
