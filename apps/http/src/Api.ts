@@ -8,6 +8,7 @@ import { HealthApi } from "./Health/Api.js"
 import { HelpCenterApi } from "./HelpCenter/Api.js"
 import { Wire } from "./Http/Errors.js"
 import { InboxesApi } from "./Inboxes/Api.js"
+import { MailTrackingApi } from "./Mail/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
 import { PresetFiltersApi } from "./PresetFilters/Api.js"
 import { TagsApi } from "./Tags/Api.js"
@@ -85,6 +86,7 @@ export class Api extends HttpApi.make("helpdesk")
   .add(BusinessHoursApi)
   .add(AttachmentsApi)
   .add(DownloadsApi)
+  .add(MailTrackingApi)
   .add(CsatApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)

@@ -24,6 +24,8 @@ import { HelpCenterLive } from "./HelpCenter/Http.js"
 import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
 import { InboxesLive } from "./Inboxes/Http.js"
 import { Inboxes } from "./Inboxes/Inboxes.js"
+import { MailTrackingLive } from "./Mail/Http.js"
+import { MailWorkerLive } from "./Mail/MailWorker.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
 import { Organizations } from "./Organizations/Organizations.js"
 import { PresetFiltersLive } from "./PresetFilters/Http.js"
@@ -70,6 +72,7 @@ export const GroupsLive = Layer.mergeAll(
   BusinessHoursLive,
   AttachmentsLive,
   DownloadsLive,
+  MailTrackingLive,
   CsatLive
 )
 
@@ -108,10 +111,12 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
  * Background work the service runs beside its HTTP endpoints (and `helpdesk worker` alone); safe on any number of
  * replicas. Register a worker's layer here.
  */
-export const WorkersLive = Layer.mergeAll(ExpiredUploadsReaperLive, SnoozeTimerLive, InactivityTimerLive).pipe(
-  Layer.provide(TicketServicesLive),
-  Layer.provide(ServicesLive)
-)
+export const WorkersLive = Layer.mergeAll(
+  ExpiredUploadsReaperLive,
+  MailWorkerLive,
+  SnoozeTimerLive,
+  InactivityTimerLive
+).pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive))
 
 /** The service listening on `host:port` (port 0: any free port). */
 export const ServerLive = (options: { readonly host: string; readonly port: number }) =>

@@ -1,0 +1,242 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { MailTransport, smtpTransport } from "../src/Mail/MailTransport.js"
+import { header, later, outboxRows, smtpLayer, testOptions, testSmtpServer, withOutbox } from "./MailSupport.js"
+import { get, TestAppLive } from "./support/TestApp.js"
+import { ISO_MS, organization, postMessage, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
+
+const customer = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
+
+layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) => {
+  it.scoped(
+    "create-email and a reply: headers, threading, CC in headers, BCC only in the envelope; sent recorded",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        const smtp = yield* testSmtpServer()
+        const to = customer("jane")
+        const t = yield* ticket(org, {
+          customer_email: to,
+          external_recipient_emails: ["boss@example.com"],
+          bcc_recipient_emails: ["audit@example.com"]
+        })
+        assert.strictEqual(t.delivery_status, "pending")
+        const reply = yield* postMessage(org, t.id, {
+          content: "We are on it.",
+          external_recipient_emails: ["team@example.com"],
+          bcc_recipient_emails: ["archive@example.com"]
+        })
+        assert.strictEqual(reply.status, 201, reply.text)
+
+        const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+        assert.include(round, { sent: 2, failed: 0, retried: 0, crashed: 0 })
+        assert.isAtLeast(round.recorded, 2)
+
+        const [createRow, replyRow] = yield* outboxRows(t.id)
+        assert.strictEqual(createRow!.status, "sent")
+        assert.strictEqual(replyRow!.status, "sent")
+        const orgDomain = `${org.organization.public_id.toLowerCase().replace(/_/g, "-")}.helpdesk.localhost`
+        assert.strictEqual(createRow!.rfcMessageId, `<ticket-${t.id}@${orgDomain}>`)
+        assert.strictEqual(replyRow!.rfcMessageId, `<ticket-${t.id}.${replyRow!.id}@${orgDomain}>`)
+
+        const [created] = smtp.withMessageId(createRow!.rfcMessageId!)
+        assert.isDefined(created)
+        assert.strictEqual(smtp.withMessageId(createRow!.rfcMessageId!).length, 1)
+        assert.sameMembers([...created!.envelope.to], [to, "boss@example.com", "audit@example.com"])
+        assert.strictEqual(created!.envelope.from, `support@${orgDomain}`)
+        assert.strictEqual(header(created!, "from"), `${org.organization.name} <support@${orgDomain}>`)
+        assert.strictEqual(header(created!, "to"), to)
+        assert.strictEqual(header(created!, "cc"), "boss@example.com")
+        assert.isUndefined(header(created!, "bcc"))
+        assert.notInclude(created!.raw, "audit@example.com")
+        assert.strictEqual(header(created!, "subject"), `Parcel missing [#${t.public_id}]`)
+        assert.isUndefined(header(created!, "in-reply-to"))
+        assert.include(created!.raw, "/mail/opened/")
+
+        const [replied] = smtp.withMessageId(replyRow!.rfcMessageId!)
+        assert.isDefined(replied)
+        assert.sameMembers([...replied!.envelope.to], [to, "team@example.com", "archive@example.com"])
+        assert.strictEqual(header(replied!, "cc"), "team@example.com")
+        assert.isUndefined(header(replied!, "bcc"))
+        assert.notInclude(replied!.raw, "archive@example.com")
+        assert.strictEqual(header(replied!, "in-reply-to"), createRow!.rfcMessageId!)
+        assert.strictEqual(header(replied!, "references"), createRow!.rfcMessageId!)
+        assert.strictEqual(header(replied!, "subject"), `Re: Parcel missing [#${t.public_id}]`)
+
+        const after = (yield* readTicket(org, t.id)).body
+        assert.strictEqual(after.delivery_status, "sent")
+        assert.match(after.sent_at, ISO_MS)
+        assert.strictEqual(after.failed_at, null)
+        const messages = (yield* get(ticketPath(org, t.id, "messages/"), { token: org.ownerToken })).body.results
+        const m = messages.find((x: { id: number }) => x.id === reply.body.id)
+        assert.strictEqual(m.delivery_status, "sent")
+        assert.match(m.sent_at, ISO_MS)
+
+        // Nothing left: another round claims nothing of this ticket and sends nothing.
+        yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce({ now: later() }))
+        assert.strictEqual(smtp.received.length, 2)
+      })
+  )
+
+  it.scoped("a 5xx rejection: failed with the server's reason in GET ticket; never retried", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer({
+        onRcptTo: (address) =>
+          address.startsWith("nobody-") ? { code: 550, message: "5.1.1 No such user here" } : "accept"
+      })
+      const t = yield* ticket(org, { customer_email: customer("nobody") })
+      const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+      assert.include(round, { sent: 0, failed: 1, recorded: 1 })
+      const after = (yield* readTicket(org, t.id)).body
+      assert.strictEqual(after.delivery_status, "failed")
+      assert.match(after.failed_at, ISO_MS)
+      assert.strictEqual(after.sent_at, null)
+      assert.include(after.delivery_failure_reason, "550")
+      assert.include(after.delivery_failure_reason, "No such user here")
+      const [row] = yield* outboxRows(t.id)
+      assert.strictEqual(row!.status, "failed")
+      assert.strictEqual(row!.attempts, 1)
+      const again = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce({ now: later() }))
+      assert.strictEqual(again.claimed, 0)
+      assert.strictEqual(smtp.received.length, 0)
+    })
+  )
+
+  it.scoped("a 4xx: retried later with backoff, then sent", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer({
+        onData: (attempt) => (attempt === 1 ? { code: 451, message: "4.3.0 Try again later" } : "accept")
+      })
+      const t = yield* ticket(org, { customer_email: customer("jo") })
+      const first = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+      assert.include(first, { sent: 0, failed: 0, retried: 1 })
+      const [pending] = yield* outboxRows(t.id)
+      assert.strictEqual(pending!.status, "pending")
+      assert.include(pending!.lastError, "451")
+      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "pending")
+      // Not due yet: the retry waits at least half the base delay.
+      const early = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+      assert.strictEqual(early.claimed, 0)
+
+      const second = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce({ now: later() }))
+      assert.include(second, { sent: 1, recorded: 1 })
+      const [row] = yield* outboxRows(t.id)
+      assert.strictEqual(row!.status, "sent")
+      assert.strictEqual(row!.attempts, 2)
+      assert.strictEqual(smtp.withMessageId(row!.rfcMessageId!).length, 1)
+      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+    })
+  )
+
+  it.scoped("a connection dropped in the middle of DATA: retried, received exactly once", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer({ onData: (attempt) => (attempt === 1 ? "drop" : "accept") })
+      const t = yield* ticket(org, { customer_email: customer("drop") })
+      const first = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+      assert.include(first, { sent: 0, retried: 1 })
+      const [pending] = yield* outboxRows(t.id)
+      assert.strictEqual(pending!.status, "pending")
+      assert.notStrictEqual(pending!.lastError, "")
+      yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce({ now: later() }))
+      const [row] = yield* outboxRows(t.id)
+      assert.strictEqual(row!.status, "sent")
+      assert.strictEqual(smtp.withMessageId(row!.rfcMessageId!).length, 1)
+      assert.strictEqual(smtp.received.length, 1)
+      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+    })
+  )
+
+  it.scoped("a transient failure on every attempt: given up as failed after maxAttempts", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer({ onData: () => ({ code: 421, message: "4.7.0 Busy" }) })
+      const t = yield* ticket(org, { customer_email: customer("busy") })
+      const options = testOptions({ maxAttempts: 3 })
+      for (let i = 1; i <= 3; i++)
+        yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce({ now: later(i * 2) }), options)
+      const [row] = yield* outboxRows(t.id)
+      assert.strictEqual(row!.status, "failed")
+      assert.strictEqual(row!.attempts, 3)
+      const after = (yield* readTicket(org, t.id)).body
+      assert.strictEqual(after.delivery_status, "failed")
+      assert.match(after.delivery_failure_reason, /^Gave up after 3 attempts: .*421/)
+    })
+  )
+
+  it.scoped("a crash after the SMTP server accepted and the outcome was committed: never resent, sent recorded", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer()
+      const t = yield* ticket(org, { customer_email: customer("crash") })
+      let crashes = 0
+      const crashing = testOptions({
+        afterOutcome: () =>
+          Effect.suspend(() => {
+            crashes += 1
+            return Effect.die(new Error("injected crash between sending and recording"))
+          })
+      })
+      const first = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce(), crashing)
+      assert.include(first, { sent: 1, crashed: 1, recorded: 0 })
+      assert.strictEqual(crashes, 1)
+      const [leased] = yield* outboxRows(t.id)
+      assert.strictEqual(leased!.status, "sending")
+      assert.strictEqual(leased!.outcome, "sent")
+      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "pending")
+      // Still leased: a round before the lease expires leaves it alone.
+      assert.strictEqual((yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())).claimed, 0)
+
+      const second = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce({ now: later() }))
+      assert.include(second, { claimed: 1, sent: 0, recorded: 1 })
+      const [row] = yield* outboxRows(t.id)
+      assert.strictEqual(row!.status, "sent")
+      assert.strictEqual(row!.attempts, 1)
+      assert.strictEqual(smtp.received.length, 1)
+      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+    })
+  )
+
+  it.scoped(
+    "a crash between the SMTP server's 250 and our commit (the real transport wrapped): resent once, same Message-ID",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        const smtp = yield* testSmtpServer()
+        const t = yield* ticket(org, { customer_email: customer("window") })
+        let sends = 0
+        const crashAfterSend = Layer.scoped(
+          MailTransport,
+          Effect.map(smtpTransport(smtp.url), (real) =>
+            MailTransport.of({
+              ...real,
+              send: (mail) =>
+                Effect.flatMap(real.send(mail), (receipt) =>
+                  Effect.suspend(() => {
+                    sends += 1
+                    return sends === 1 ? Effect.die(new Error("injected crash after the 250")) : Effect.succeed(receipt)
+                  })
+                )
+            })
+          )
+        )
+        const first = yield* withOutbox(crashAfterSend, (outbox) => outbox.drainOnce())
+        assert.include(first, { crashed: 1, sent: 0 })
+        const [leased] = yield* outboxRows(t.id)
+        assert.strictEqual(leased!.status, "sending")
+        assert.strictEqual(leased!.outcome, null)
+        assert.strictEqual(smtp.received.length, 1)
+
+        yield* withOutbox(crashAfterSend, (outbox) => outbox.drainOnce({ now: later() }))
+        const [row] = yield* outboxRows(t.id)
+        assert.strictEqual(row!.status, "sent")
+        // The documented window: the mail went out twice, under one Message-ID, so receivers can de-duplicate.
+        assert.strictEqual(smtp.received.length, 2)
+        assert.strictEqual(smtp.withMessageId(row!.rfcMessageId!).length, 2)
+        const after = (yield* readTicket(org, t.id)).body
+        assert.strictEqual(after.delivery_status, "sent")
+      })
+  )
+})
