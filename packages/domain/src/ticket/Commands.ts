@@ -7,6 +7,7 @@ import {
   CustomerRef,
   EmailList,
   InboxRef,
+  Instant,
   MessageId,
   Origin,
   Priority,
@@ -25,7 +26,7 @@ import {
  */
 const commandBase = {
   ticketId: TicketId,
-  at: Schema.DateTimeUtc,
+  at: Instant,
   actor: Actor
 }
 
@@ -155,7 +156,7 @@ export class AddMessage extends Schema.TaggedClass<AddMessage>()("AddMessage", {
 /** Snooze (or re-snooze) the ticket until an instant after `at`. */
 export class SnoozeTicket extends Schema.TaggedClass<SnoozeTicket>()("SnoozeTicket", {
   ...commandBase,
-  until: Schema.DateTimeUtc
+  until: Instant
 }) {}
 
 /** An actor takes the ticket out of snooze. */
@@ -167,7 +168,7 @@ export class UnsnoozeTicket extends Schema.TaggedClass<UnsnoozeTicket>()("Unsnoo
  */
 export class SnoozeTimerElapsed extends Schema.TaggedClass<SnoozeTimerElapsed>()("SnoozeTimerElapsed", {
   ...commandBase,
-  snoozedUntil: Schema.DateTimeUtc
+  snoozedUntil: Instant
 }) {}
 
 /**
@@ -209,6 +210,6 @@ export type TicketCommand = typeof TicketCommand.Type
 export class MergeTickets extends Schema.TaggedClass<MergeTickets>()("MergeTickets", {
   sourceTicketId: TicketId,
   targetTicketId: TicketId,
-  at: Schema.DateTimeUtc,
+  at: Instant,
   actor: Actor
 }) {}

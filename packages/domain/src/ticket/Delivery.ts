@@ -1,5 +1,5 @@
 import { type DateTime, Schema } from "effect"
-import { DeliveryStatus, type ReportedDeliveryStatus } from "./Values.js"
+import { DeliveryStatus, Instant, type ReportedDeliveryStatus } from "./Values.js"
 
 /**
  * Where an outbound email stands (the ticket's create-email, or a message's email).
@@ -7,9 +7,9 @@ import { DeliveryStatus, type ReportedDeliveryStatus } from "./Values.js"
  */
 export const Delivery = Schema.Struct({
   status: DeliveryStatus,
-  sentAt: Schema.NullOr(Schema.DateTimeUtc),
-  readAt: Schema.NullOr(Schema.DateTimeUtc),
-  failedAt: Schema.NullOr(Schema.DateTimeUtc),
+  sentAt: Schema.NullOr(Instant),
+  readAt: Schema.NullOr(Instant),
+  failedAt: Schema.NullOr(Instant),
   failureReason: Schema.String
 })
 export type Delivery = typeof Delivery.Type

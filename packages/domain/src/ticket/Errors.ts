@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { TicketRef } from "./Values.js"
+import { Instant, TicketRef } from "./Values.js"
 
 /** The command addresses a ticket whose stream has no `TicketCreated`. */
 export class TicketNotFound extends Schema.TaggedError<TicketNotFound>()("TicketNotFound", {
@@ -157,8 +157,8 @@ export class OnlyRepliesToTheCustomerAreEmailed extends Schema.TaggedError<OnlyR
 /** A snooze must end after the moment it is requested. */
 export class SnoozeMustBeInFuture extends Schema.TaggedError<SnoozeMustBeInFuture>()("SnoozeMustBeInFuture", {
   ticketId: Schema.Int,
-  until: Schema.DateTimeUtc,
-  at: Schema.DateTimeUtc
+  until: Instant,
+  at: Instant
 }) {
   override get message() {
     return "snoozed_until must be in the future"
@@ -196,8 +196,8 @@ export class TicketNotSnoozed extends Schema.TaggedError<TicketNotSnoozed>()("Ti
 /** A snooze timer that fires before `snoozed_until`. */
 export class SnoozeNotElapsed extends Schema.TaggedError<SnoozeNotElapsed>()("SnoozeNotElapsed", {
   ticketId: Schema.Int,
-  snoozedUntil: Schema.DateTimeUtc,
-  at: Schema.DateTimeUtc
+  snoozedUntil: Instant,
+  at: Instant
 }) {
   override get message() {
     return "the snooze has not elapsed yet"

@@ -9,6 +9,7 @@ import {
   CustomerRef,
   EmailList,
   InboxRef,
+  Instant,
   MessageId,
   Origin,
   Priority,
@@ -28,7 +29,7 @@ import {
  * and who caused it.
  */
 const eventBase = {
-  at: Schema.DateTimeUtc,
+  at: Instant,
   by: Actor
 }
 
@@ -184,7 +185,7 @@ export const MessageData = Schema.Struct({
   attachments: Schema.Array(Attachment),
   /** Whether an outbound email carries this message (its delivery is then tracked). */
   sendsEmail: Schema.Boolean,
-  createdAt: Schema.DateTimeUtc
+  createdAt: Instant
 })
 export type MessageData = typeof MessageData.Type
 
@@ -199,7 +200,7 @@ export class MessageAdded extends Schema.TaggedClass<MessageAdded>()("MessageAdd
 /** The ticket was snoozed (or re-snoozed) until `until`. Emitted by `SnoozeTicket`. */
 export class TicketSnoozed extends Schema.TaggedClass<TicketSnoozed>()("TicketSnoozed", {
   ...eventBase,
-  until: Schema.DateTimeUtc
+  until: Instant
 }) {
   static readonly version = 1
 }

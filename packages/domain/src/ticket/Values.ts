@@ -1,4 +1,25 @@
-import { Schema } from "effect"
+import { DateTime, ParseResult, Schema } from "effect"
+
+/**
+ * An instant in UTC, stored as an ISO-8601 string. It accepts and refuses what `Schema.DateTimeUtc` does (any
+ * string `Date.parse` reads), but decodes in about half the time: replaying streams decodes one or two per event.
+ */
+export const Instant: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFail(
+  Schema.String,
+  Schema.DateTimeUtcFromSelf,
+  {
+    strict: true,
+    decode: (text, _, ast) => {
+      const millis = Date.parse(text)
+      return Number.isNaN(millis)
+        ? ParseResult.fail(
+            new ParseResult.Type(ast, text, `Expected an ISO-8601 date-time, got ${JSON.stringify(text)}`)
+          )
+        : ParseResult.succeed(DateTime.unsafeMake(millis))
+    },
+    encode: (instant) => ParseResult.succeed(DateTime.formatIso(instant))
+  }
+).annotations({ identifier: "Instant" })
 
 /** The app-allocated integer id of a ticket; the domain treats it as data. */
 export const TicketId = Schema.Int

@@ -2,13 +2,14 @@ import {
   decodeEventData,
   encodeEventData,
   fromRecordedEvent,
+  Instant,
   MessageAdded,
   type RecordedEvent,
   TicketCreated,
   type TicketEvent,
   toNewEvent
 } from "@helpdesk/domain"
-import { Either } from "effect"
+import { DateTime, Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
 import { addMessage, alice, customer, customerRef, minute, ticketCreated } from "../utils/fixtures.js"
@@ -51,6 +52,27 @@ describe("event encoding for the port", () => {
     const e = given(ticketCreated()).when(addMessage()).events()[0]!
     const n = toNewEvent(e, "id-2")
     expect(decoded(recorded(n.type, n.schemaVersion, throughJson(n.data)))).toEqual(e)
+  })
+
+  it("a decoded event is what decoding through its class gives: an instance, with the same fields", () => {
+    const e = given(ticketCreated()).when(addMessage()).events()[0]!
+    const json = throughJson(toNewEvent(e, "id-3").data)
+    const back = decoded(recorded("MessageAdded", 2, json))
+    expect(back).toBeInstanceOf(MessageAdded)
+    expect(back).toStrictEqual(Schema.decodeUnknownSync(MessageAdded)(json))
+    expect(Object.keys(back).sort()).toEqual(Object.keys(e).sort())
+    const created = decoded(recorded("TicketCreated", 2, throughJson(encodeEventData(ticketCreated()))))
+    expect(created).toBeInstanceOf(TicketCreated)
+    expect(Schema.is(TicketCreated)(created)).toBe(true)
+  })
+
+  it("instants are ISO-8601 text on the way out and must parse on the way in", () => {
+    expect(Schema.encodeSync(Instant)(DateTime.unsafeMake("2026-03-29T01:30:00Z"))).toBe("2026-03-29T01:30:00.000Z")
+    expect(Schema.decodeSync(Instant)("2026-03-29T03:30:00+02:00").epochMillis).toBe(Date.UTC(2026, 2, 29, 1, 30))
+    for (const text of ["yesterday", "", "2026-02-30T25:00:00Z"]) {
+      expect(Either.isLeft(Schema.decodeUnknownEither(Instant)(text)), text).toBe(true)
+    }
+    expect(Either.isLeft(Schema.decodeUnknownEither(Instant)(1_700_000_000_000))).toBe(true)
   })
 
   it("data stored without `_tag` decodes by the recorded type", () => {
