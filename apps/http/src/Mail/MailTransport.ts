@@ -109,6 +109,16 @@ export const smtpTransport = (url: string, options: { readonly maxConnections?: 
     })
   })
 
+type AddressInput = OutgoingMail["to"] | OutgoingMail["from"]
+
+/** The bare addresses of an address field (a string, `{ name, address }`, or a list of them). */
+const addressList = (field: AddressInput): Array<string> => {
+  if (field === undefined || field === null || field === "") return []
+  if (Array.isArray(field)) return field.flatMap((f) => addressList(f as AddressInput))
+  const address = typeof field === "string" ? field : field.address
+  return address === undefined || address === "" ? [] : [address]
+}
+
 /** The file name of a Message-ID: `<a.b@c>` → `a.b@c.eml`, characters other than `[A-Za-z0-9._@+-]` as `_`. */
 export const emlFileName = (messageId: string): string =>
   `${messageId.replace(/^<|>$/g, "").replace(/[^A-Za-z0-9._@+-]/g, "_")}.eml`
@@ -149,10 +159,18 @@ export const emlTransport = (directory: string) =>
       send: (mail) =>
         Effect.gen(function* () {
           const file = fileOf(mail.messageId)
-          const recipients = [mail.to, mail.cc, mail.bcc].flat().filter((a) => a !== undefined && a !== "")
-          if (yield* exists(file)) return { accepted: recipients.map(String), rejected: [], response: file }
+          // nodemailer's stream transport keeps the Bcc header; the envelope carries BCC instead, as over SMTP.
+          const { bcc, ...visible } = mail
+          const recipients = [mail.to, mail.cc, bcc].flatMap(addressList)
+          if (yield* exists(file)) return { accepted: recipients, rejected: [], response: file }
           const info = yield* Effect.tryPromise({
-            try: () => composer.sendMail({ ...mail, disableFileAccess: true, disableUrlAccess: true }),
+            try: () =>
+              composer.sendMail({
+                ...visible,
+                envelope: { from: addressList(mail.from)[0] ?? "", to: recipients },
+                disableFileAccess: true,
+                disableUrlAccess: true
+              }),
             catch: (error) =>
               new MailSendFailed({ permanent: true, reason: `Cannot build the message: ${String(error)}` })
           })
