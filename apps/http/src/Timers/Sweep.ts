@@ -1,4 +1,5 @@
-import { Config, type ConfigError, type DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { SqlError } from "@effect/sql"
+import { Cause, Chunk, Config, type ConfigError, type DateTime, Duration, Effect, Layer, Schedule } from "effect"
 
 /** What one claiming transaction of a timer did. */
 export interface BatchResult {
@@ -48,9 +49,17 @@ export const drain = (
     }
   })
 
+/** Whether a failure came from the database (a lost connection, a failed statement): the transaction is gone. */
+const isDatabaseFailure = (cause: Cause.Cause<unknown>): boolean =>
+  Cause.isInterrupted(cause) ||
+  Chunk.some(Cause.defects(cause), (defect) => defect instanceof SqlError.SqlError) ||
+  Chunk.some(Cause.failures(cause), (error) => error instanceof SqlError.SqlError)
+
 /**
- * Runs `write` for each claimed row, one after another in the claiming transaction. A failing write is logged and
- * does not stop the others: its own savepoint was rolled back, the ticket stays due and is tried again next round.
+ * Runs `write` for each claimed row, one after another in the claiming transaction. A write that fails on its
+ * own terms (a refusal, a bug, an event it cannot decode) is logged and does not stop the others: its savepoint
+ * was rolled back and the ticket stays due, tried again next round. A database failure ends the batch: the whole
+ * transaction rolls back (a lost connection takes it anyway) and the round starts over later.
  */
 export const forEachClaimed = <Row>(
   timer: string,
@@ -64,9 +73,11 @@ export const forEachClaimed = <Row>(
     for (const row of rows) {
       const done = yield* write(row).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.logWarning(`${timer}: ticket ${ticketIdOf(row)} failed; it stays due`, cause).pipe(
-            Effect.as("failed" as const)
-          )
+          isDatabaseFailure(cause)
+            ? Effect.failCause(cause).pipe(Effect.orDie)
+            : Effect.logWarning(`${timer}: ticket ${ticketIdOf(row)} failed; it stays due`, cause).pipe(
+                Effect.as("failed" as const)
+              )
         )
       )
       if (done === "failed") failed++

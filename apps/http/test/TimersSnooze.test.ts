@@ -1,0 +1,183 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { SnoozeTimerElapsed, systemActor, ticketStreamId } from "@helpdesk/domain"
+import { DateTime, Effect, Layer } from "effect"
+import { ServicesLive } from "../src/Server.js"
+import { TicketCommands } from "../src/Tickets/TicketCommands.js"
+import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
+import { SnoozeTimer, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
+import { post, TestAppLive } from "./support/TestApp.js"
+import {
+  organization,
+  postMessage,
+  readTicket,
+  type TicketOrg,
+  ticket,
+  ticketPath,
+  updateTicket
+} from "./TicketsSupport.js"
+
+// The timer as a service (swept by the tests at chosen instants) and the service's own loop at its default interval.
+const TestLayer = Layer.mergeAll(SnoozeTimer.Default, SnoozeTimerLive, TicketCommands.Default).pipe(
+  Layer.provide(TicketServicesLive),
+  Layer.provide(ServicesLive),
+  Layer.provideMerge(TestAppLive)
+)
+
+const sweepAt = (now: DateTime.Utc) => Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now))
+
+const snooze = (org: TicketOrg, id: number, until: string) =>
+  Effect.tap(post(ticketPath(org, id, "snooze/"), { token: org.ownerToken, json: { until } }), (response) =>
+    assert.strictEqual(response.status, 200, response.text)
+  )
+
+const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString()
+const instant = (iso: string, ms = 0) => DateTime.unsafeMake(Date.parse(iso) + ms)
+
+const unsnoozeEvents = (ticketId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ reason: string; at: string }>`
+      SELECT data ->> 'reason' AS reason, data ->> 'at' AS at FROM hd_events
+      WHERE stream_id = ${ticketStreamId(ticketId)} AND event_type = 'TicketUnsnoozed' ORDER BY stream_position`.pipe(
+      Effect.orDie
+    )
+  )
+
+layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
+  it.effect("given a snoozed ticket, when its snoozed_until comes, then the timer unsnoozes it with reason timer", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const until = inMinutes(60)
+      yield* snooze(org, t.id, until)
+
+      yield* sweepAt(instant(until, -1))
+      const early = (yield* readTicket(org, t.id)).body
+      assert.strictEqual(early.snoozed_until, until, "not a millisecond early")
+
+      yield* sweepAt(instant(until))
+      const woken = (yield* readTicket(org, t.id)).body
+      assert.strictEqual(woken.snoozed_until, null)
+      assert.strictEqual(woken.snoozed_by, null)
+      assert.strictEqual(woken.last_unsnooze_reason, "timer")
+      assert.strictEqual(woken.last_snooze_ended_at, until)
+      assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [{ reason: "timer", at: until }])
+
+      // Swept again (another replica, a later round): nothing more.
+      yield* sweepAt(instant(until, 60_000))
+      assert.strictEqual((yield* unsnoozeEvents(t.id)).length, 1)
+    })
+  )
+
+  it.effect("given a re-snooze before the timer ran, then the re-snooze wins", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const first = inMinutes(60)
+      const second = inMinutes(180)
+      yield* snooze(org, t.id, first)
+      yield* snooze(org, t.id, second)
+      yield* sweepAt(instant(first, 60_000))
+      const still = (yield* readTicket(org, t.id)).body
+      assert.strictEqual(still.snoozed_until, second)
+      assert.strictEqual(still.last_unsnooze_reason, null)
+      assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
+      yield* sweepAt(instant(second))
+      assert.strictEqual((yield* readTicket(org, t.id)).body.last_unsnooze_reason, "timer")
+    })
+  )
+
+  it.effect("given a timer scheduled for a snooze that was replaced meanwhile, then its write appends nothing", () =>
+    Effect.gen(function* () {
+      // What the timer writes for a ticket it claimed, if the ticket had been re-snoozed after the claim.
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const first = inMinutes(60)
+      yield* snooze(org, t.id, first)
+      const second = inMinutes(120)
+      yield* snooze(org, t.id, second)
+      const commands = yield* TicketCommands
+      yield* commands.asSystem(org.organization.id, t.id, (_, at) =>
+        Effect.succeed([
+          new SnoozeTimerElapsed({
+            ticketId: t.id,
+            at: DateTime.max(at, instant(first)),
+            actor: systemActor,
+            snoozedUntil: instant(first)
+          })
+        ])
+      )
+      assert.strictEqual((yield* readTicket(org, t.id)).body.snoozed_until, second)
+      assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
+    })
+  )
+
+  it.effect("given a manual unsnooze or a customer's reply before, then the timer does nothing", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const manual = yield* ticket(org)
+      const replied = yield* ticket(org)
+      const until = inMinutes(60)
+      yield* snooze(org, manual.id, until)
+      yield* snooze(org, replied.id, until)
+      const unsnoozed = yield* post(ticketPath(org, manual.id, "unsnooze/"), { token: org.ownerToken })
+      assert.strictEqual(unsnoozed.status, 200)
+      yield* postMessage(org, replied.id, { content: "Any news?", role: "customer" }, org.integration)
+
+      yield* sweepAt(instant(until, 60_000))
+      assert.strictEqual((yield* readTicket(org, manual.id)).body.last_unsnooze_reason, "manual")
+      assert.strictEqual((yield* readTicket(org, replied.id)).body.last_unsnooze_reason, "customer_reply")
+      assert.deepStrictEqual(
+        (yield* unsnoozeEvents(manual.id)).map((e) => e.reason),
+        ["manual"]
+      )
+      assert.deepStrictEqual(
+        (yield* unsnoozeEvents(replied.id)).map((e) => e.reason),
+        ["customer_reply"]
+      )
+    })
+  )
+
+  it.effect(
+    "given a snoozed ticket closed or marked as spam, then the snooze is cleared and the timer does nothing",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        const closed = yield* ticket(org)
+        const spam = yield* ticket(org)
+        const until = inMinutes(60)
+        yield* snooze(org, closed.id, until)
+        yield* snooze(org, spam.id, until)
+        assert.strictEqual(
+          (yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })).status,
+          200
+        )
+        assert.strictEqual((yield* updateTicket(org, spam.id, { is_spam: true })).status, 200)
+        yield* sweepAt(instant(until, 60_000))
+        for (const id of [closed.id, spam.id]) {
+          const body = (yield* readTicket(org, id)).body
+          assert.strictEqual(body.snoozed_until, null)
+          assert.strictEqual(body.last_unsnooze_reason, null)
+          assert.deepStrictEqual(yield* unsnoozeEvents(id), [])
+        }
+      })
+  )
+
+  it.effect("the service's loop unsnoozes a ticket a few seconds after snoozed_until at the latest", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const until = new Date(Date.now() + 1500).toISOString()
+      yield* snooze(org, t.id, until)
+      let body = (yield* readTicket(org, t.id)).body
+      for (let i = 0; i < 100 && body.last_unsnooze_reason === null; i++) {
+        yield* Effect.sleep("100 millis")
+        body = (yield* readTicket(org, t.id)).body
+      }
+      assert.strictEqual(body.last_unsnooze_reason, "timer")
+      const lag = Date.parse(body.last_snooze_ended_at) - Date.parse(until)
+      assert.isAtLeast(lag, 0)
+      assert.isBelow(lag, 5000, `unsnoozed ${lag} ms after snoozed_until`)
+    })
+  )
+})
