@@ -119,9 +119,14 @@ export const WorkersLive = Layer.mergeAll(
 ).pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive))
 
 /** The service listening on `host:port` (port 0: any free port). */
-export const ServerLive = (options: { readonly host: string; readonly port: number }) =>
+export const ServerLive = (options: {
+  readonly host: string
+  readonly port: number
+  /** Run the background workers in this process too (default); off when `helpdesk worker` runs them apart. */
+  readonly workers?: boolean
+}) =>
   HttpAppLive({ logRequests: true }).pipe(
-    Layer.merge(WorkersLive),
+    Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(createServer, { host: options.host, port: options.port }))
   )

@@ -1,10 +1,14 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Fiber, Layer, Schedule } from "effect"
 import { CliDatabase, CliError, runCli } from "../src/Cli/Commands.js"
 import { Output } from "../src/Cli/Output.js"
-import { get, patch, TestAppLive } from "./support/TestApp.js"
+import { get, patch, post, TestAppLive } from "./support/TestApp.js"
+import { organization, readTicket, type TicketOrg, ticket, ticketPath } from "./TicketsSupport.js"
 
 /** Runs `helpdesk <args>` in-process against the test database; returns what it printed as JSON. */
 const helpdesk = (...args: ReadonlyArray<string>) =>
@@ -34,6 +38,16 @@ const failureMessage = (result: { _tag: string; left?: unknown }) => {
   assert.instanceOf(result.left, CliError)
   return (result.left as CliError).message
 }
+
+/** The ticket once `done` holds for it (read every 200 ms, for at most 20 s). */
+// biome-ignore lint/suspicious/noExplicitAny: the ticket JSON is read field by field
+const eventually = (org: TicketOrg, id: number, done: (ticket: any) => boolean) =>
+  readTicket(org, id).pipe(
+    Effect.map((response) => response.body),
+    Effect.filterOrFail(done),
+    Effect.retry({ schedule: Schedule.spaced("200 millis") }),
+    Effect.timeout("20 seconds")
+  )
 
 layer(TestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
   it.effect("org create prints the organization, its owner and a personal token that works over HTTP", () =>
@@ -141,6 +155,31 @@ layer(TestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
       // The owner's personal token is untouched.
       assert.strictEqual((yield* get("/organizations/", { token: created.token.token })).status, 200)
       assert.include(failureMessage((yield* helpdesk("token", "revoke", "999999")).result), "No token matches 999999")
+    })
+  )
+
+  it.effect("worker runs the background workers alone: a due snooze ends and the create-email is written", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const created = yield* ticket(org)
+      const until = new Date(Date.now() + 1500).toISOString()
+      const snoozed = yield* post(ticketPath(org, created.id, "snooze/"), { token: org.ownerToken, json: { until } })
+      assert.strictEqual(snoozed.status, 200, snoozed.text)
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "helpdesk-worker-"))
+      // No worker runs in the test app: only the CLI's can end the snooze and send the create-email.
+      const running = yield* Effect.fork(
+        helpdesk("worker").pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["DATA_DIR", dataDir]]))))
+      )
+      const woken = yield* eventually(org, created.id, (t) => t.snoozed_until === null)
+      assert.strictEqual(woken.last_unsnooze_reason, "timer")
+      const sent = yield* eventually(org, created.id, (t) => t.delivery_status === "sent")
+      assert.isString(sent.sent_at)
+      assert.lengthOf(
+        fs.readdirSync(path.join(dataDir, "outbox")).filter((f) => f.endsWith(".eml")),
+        1
+      )
+      yield* Fiber.interrupt(running)
+      fs.rmSync(dataDir, { recursive: true, force: true })
     })
   )
 })

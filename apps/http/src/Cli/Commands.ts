@@ -6,7 +6,7 @@ import { type IssuedToken, Tokens } from "../Auth/Tokens.js"
 import { createDemo } from "../Demo/Demo.js"
 import { isEmail } from "../Http/Fields.js"
 import { Organizations } from "../Organizations/Organizations.js"
-import { ServerLive, ServicesLive } from "../Server.js"
+import { ServerLive, ServicesLive, WorkersLive } from "../Server.js"
 import { Memberships } from "../Users/Memberships.js"
 import { Users } from "../Users/Users.js"
 import { Output } from "./Output.js"
@@ -62,9 +62,15 @@ const serve = Command.make(
       Options.withFallbackConfig(Config.string("HOST")),
       Options.withDefault("127.0.0.1"),
       Options.withDescription("Address to listen on (env HOST, default 127.0.0.1).")
+    ),
+    withoutWorkers: Options.boolean("without-workers").pipe(
+      Options.withFallbackConfig(Config.boolean("WITHOUT_WORKERS")),
+      Options.withDescription(
+        "Serve HTTP only, leaving mail delivery, timers and clean-up to `helpdesk worker` processes (env WITHOUT_WORKERS)."
+      )
     )
   },
-  ({ host, port }) =>
+  ({ host, port, withoutWorkers }) =>
     Effect.gen(function* () {
       const database = yield* CliDatabase
       const hint = Effect.gen(function* () {
@@ -75,12 +81,25 @@ const serve = Command.make(
           )
       })
       yield* Layer.launch(
-        Layer.merge(ServerLive({ host, port }), Layer.effectDiscard(hint).pipe(Layer.provide(ServicesLive))).pipe(
-          Layer.provide(database)
-        )
+        Layer.merge(
+          ServerLive({ host, port, workers: !withoutWorkers }),
+          Layer.effectDiscard(hint).pipe(Layer.provide(ServicesLive))
+        ).pipe(Layer.provide(database))
       )
     })
 ).pipe(Command.withDescription("Run the HTTP service (runs pending migrations first)."))
+
+const worker = Command.make("worker", {}, () =>
+  Effect.gen(function* () {
+    const database = yield* CliDatabase
+    yield* Effect.logInfo("Workers running: mail delivery, snooze and inactivity timers, expired-upload clean-up.")
+    yield* Layer.launch(WorkersLive.pipe(Layer.provide(database)))
+  })
+).pipe(
+  Command.withDescription(
+    "Run the background workers without HTTP (mail delivery, timers, clean-up); any number of them may run beside `serve --without-workers`."
+  )
+)
 
 const migrate = Command.make("migrate", {}, () =>
   Effect.gen(function* () {
@@ -232,6 +251,7 @@ export const helpdesk = Command.make("helpdesk").pipe(
   Command.withDescription("Helpdesk service and administration."),
   Command.withSubcommands([
     serve,
+    worker,
     migrate,
     Command.make("org").pipe(Command.withSubcommands([orgCreate])),
     Command.make("user").pipe(Command.withSubcommands([userAdd])),
