@@ -1,6 +1,9 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Schedule } from "effect"
+import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
 import { MailTransport, smtpTransport } from "../src/Mail/MailTransport.js"
+import { mailWorkerLayer } from "../src/Mail/MailWorker.js"
+import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { header, later, outboxRows, smtpLayer, testOptions, testSmtpServer, withOutbox } from "./MailSupport.js"
 import { get, TestAppLive } from "./support/TestApp.js"
 import { ISO_MS, organization, postMessage, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
@@ -238,5 +241,38 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         const after = (yield* readTicket(org, t.id)).body
         assert.strictEqual(after.delivery_status, "sent")
       })
+  )
+
+  it.scoped("the polling worker sends on its own, within its poll interval", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer()
+      yield* Layer.build(
+        mailWorkerLayer(testOptions({ pollInterval: Duration.millis(50) })).pipe(
+          Layer.provide(smtpLayer(smtp.url)),
+          Layer.provide(BlobStoreLive),
+          Layer.provide(TicketServicesLive)
+        )
+      )
+      const t = yield* ticket(org, { customer_email: customer("polled") })
+      const status = yield* readTicket(org, t.id).pipe(
+        Effect.map((response) => response.body.delivery_status as string),
+        Effect.filterOrFail((s) => s === "sent"),
+        Effect.retry(Schedule.spaced("50 millis")),
+        Effect.timeout("30 seconds")
+      )
+      assert.strictEqual(status, "sent")
+      assert.strictEqual(smtp.received.length, 1)
+    })
+  )
+
+  it.effect("the pixel is in /openapi.json without a token requirement", () =>
+    Effect.gen(function* () {
+      const spec = (yield* get("/openapi.json")).body
+      const pixel = spec.paths["/mail/opened/{token}/"]
+      assert.isDefined(pixel?.get)
+      assert.deepStrictEqual(pixel.get.security ?? [], [])
+      assert.property(pixel.get.responses["200"].content, "image/gif")
+    })
   )
 })
