@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
@@ -67,7 +68,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
         [{ priority: "p1" }, "priority"],
         [{ assignee_id: 987654 }, "assignee_id"],
         [{ tags: [987654] }, "tags"],
-        [{ waiting_on: "customer" }, "waiting_on"],
+        [{ waiting_on: "nobody" }, "waiting_on"],
         [{ is_spam: "maybe" }, "is_spam"]
       ]
       for (const [body, field] of cases) {
@@ -78,6 +79,38 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
       // The refused PATCHes changed nothing (not even their valid priority).
       assert.strictEqual((yield* readTicket(org, t.id)).body.priority, "not_set")
       assert.strictEqual((yield* patch(ticketPath(org, t.id), { token: member.token, json: {} })).status, 403)
+    })
+  )
+
+  it.effect("PATCH waiting_on sets who must act next; the next customer-visible message sets it again", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      assert.strictEqual(t.waiting_on, "customer")
+      const cleared = yield* updateTicket(org, t.id, { waiting_on: "" })
+      assert.strictEqual(cleared.status, 200, cleared.text)
+      assert.strictEqual(cleared.body.waiting_on, "")
+      const listed = yield* get(`${org.tickets}?waiting_on=`, { token: org.ownerToken })
+      assert.deepStrictEqual(
+        listed.body.results.map((r: { id: number }) => r.id),
+        [t.id]
+      )
+      const before = Date.now()
+      const waiting = yield* updateTicket(org, t.id, { waiting_on: "customer" })
+      assert.strictEqual(waiting.body.waiting_on, "customer")
+      // Set by hand to the customer, the inactivity clock starts now.
+      const [row] = yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{
+            since: Date | null
+          }>`SELECT waiting_on_customer_since AS since FROM hd_tickets WHERE ticket_id = ${t.id}`
+      ).pipe(Effect.orDie)
+      assert.isAtLeast(row!.since!.getTime(), before - 1000)
+      const unchanged = yield* updateTicket(org, t.id, { waiting_on: "customer" })
+      assert.strictEqual(unchanged.status, 200)
+      yield* postMessage(org, t.id, { content: ENGLISH, role: "customer" }, org.integration)
+      assert.strictEqual((yield* readTicket(org, t.id)).body.waiting_on, "associate")
     })
   )
 

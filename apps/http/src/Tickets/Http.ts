@@ -208,16 +208,12 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         Effect.gen(function* () {
           const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
           const body = yield* RequestBody.decode(request, TicketUpdate)
-          if (body.waiting_on !== undefined)
-            return yield* ValidationError.field(
-              "waiting_on",
-              "waiting_on follows the conversation (a customer-visible message sets it) and cannot be set directly."
-            )
           const ticket = yield* commands
             .update(scope.organizationId, caller, ticketId, {
               ...(body.status !== undefined ? { status: body.status } : {}),
               ...(body.classification !== undefined ? { classification: body.classification } : {}),
               ...(body.priority !== undefined ? { priority: body.priority } : {}),
+              ...(body.waiting_on !== undefined ? { waitingOn: body.waiting_on } : {}),
               ...(body.assignee_id !== undefined ? { assigneeId: body.assignee_id } : {}),
               ...(body.tags !== undefined ? { tagIds: body.tags } : {}),
               ...(body.is_spam !== undefined ? { isSpam: body.is_spam } : {})

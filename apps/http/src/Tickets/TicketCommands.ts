@@ -27,6 +27,7 @@ import {
   type Sender,
   type Sentiment,
   SetTags,
+  SetWaitingOn,
   SnoozeTicket,
   StreamVersionConflict,
   systemActor,
@@ -41,7 +42,8 @@ import {
   toNewEvent,
   UnmarkSpam,
   UnsnoozeTicket,
-  type UserRef
+  type UserRef,
+  type WaitingOn
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
 import { PendingAttachments } from "../Attachments/PendingAttachments.js"
@@ -116,6 +118,7 @@ export interface UpdateTicketInput {
   readonly status?: "created" | "active" | "closed"
   readonly classification?: Classification
   readonly priority?: Priority
+  readonly waitingOn?: WaitingOn
   readonly assigneeId?: number | null
   readonly tagIds?: ReadonlyArray<number>
   readonly isSpam?: boolean
@@ -570,7 +573,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
       return attempt(input.ticketId, 0).pipe(Effect.withSpan("TicketCommands.addMessage"))
     }
 
-    /** Applies a partial update (status, classification, priority, assignee, tags, spam) atomically. */
+    /** Applies a partial update (status, classification, priority, waiting_on, assignee, tags, spam) atomically. */
     const update = (organizationId: number, caller: Caller, ticketId: number, changes: UpdateTicketInput) =>
       onTicket(
         organizationId,
@@ -610,6 +613,8 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
             }
             if (changes.priority !== undefined)
               commands.push(new ChangePriority({ ...base, priority: changes.priority }))
+            if (changes.waitingOn !== undefined)
+              commands.push(new SetWaitingOn({ ...base, waitingOn: changes.waitingOn }))
             if (changes.assigneeId !== undefined) {
               const assignee =
                 changes.assigneeId === null

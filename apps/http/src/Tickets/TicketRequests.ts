@@ -1,4 +1,4 @@
-import { Classification, Priority } from "@helpdesk/domain"
+import { Classification, Priority, WaitingOn } from "@helpdesk/domain"
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 
@@ -140,9 +140,9 @@ export const TicketUpdate = Schema.Struct({
   assignee_id: Fields.optional(Fields.nullable(id)),
   tags: Fields.optional(tagIds),
   waiting_on: Fields.optional(
-    Schema.Unknown.annotations({
+    Fields.choice(WaitingOn.literals).annotations({
       description:
-        "Read-only: it follows the conversation (a customer-visible message sets it). Sending it is refused with a field error."
+        "Who must act next: `customer`, `associate`, or `\"\"` for nobody. Customer-visible messages set it too (an associate's reply: `customer`; the customer's: `associate`)."
     })
   ),
   is_spam: Fields.optional(Fields.boolean)

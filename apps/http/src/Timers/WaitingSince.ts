@@ -9,6 +9,7 @@ import type { DateTime } from "effect"
  * The clock (re)starts at the last of these events, in stream order:
  * - `TicketCreated` by an associate (the ticket starts out waiting on the customer);
  * - `MessageAdded` of a customer-visible message by an associate (what makes the ticket wait on the customer);
+ * - `TicketWaitingOnChanged` to `customer` (an associate said by hand that the customer must act);
  * - `TicketReopened`, `TicketUnsnoozed`, `TicketUnmarkedSpam`: the ticket comes back into the open queues, so
  *   its period starts over rather than closing it the minute it is back.
  *
@@ -20,6 +21,8 @@ export const waitingSinceAfter = (since: DateTime.Utc | null, event: TicketEvent
       return event.by.role === "associate" ? event.at : since
     case "MessageAdded":
       return event.message.isVisibleToCustomer && event.message.role === "associate" ? event.at : since
+    case "TicketWaitingOnChanged":
+      return event.waitingOn === "customer" ? event.at : since
     case "TicketReopened":
     case "TicketUnsnoozed":
     case "TicketUnmarkedSpam":

@@ -17,7 +17,8 @@ import {
   TagRef,
   TicketId,
   TicketKind,
-  UserRef
+  UserRef,
+  WaitingOn
 } from "./Values.js"
 
 /**
@@ -86,6 +87,12 @@ export class ChangePriority extends Schema.TaggedClass<ChangePriority>()("Change
 }) {}
 
 /** Assign the ticket (`null`: unassign). */
+/** Set who must act next by hand: `customer`, `associate`, or `""` (nobody). */
+export class SetWaitingOn extends Schema.TaggedClass<SetWaitingOn>()("SetWaitingOn", {
+  ...commandBase,
+  waitingOn: WaitingOn
+}) {}
+
 export class AssignTicket extends Schema.TaggedClass<AssignTicket>()("AssignTicket", {
   ...commandBase,
   assignee: Schema.NullOr(UserRef)
@@ -190,6 +197,7 @@ export const TicketCommand = Schema.Union(
   ReopenTicket,
   ClassifyTicket,
   ChangePriority,
+  SetWaitingOn,
   AssignTicket,
   SetTags,
   MarkSpam,

@@ -68,7 +68,8 @@ import {
   TicketTagsChanged,
   TicketTranscriptRecorded,
   TicketUnmarkedSpam,
-  TicketUnsnoozed
+  TicketUnsnoozed,
+  TicketWaitingOnChanged
 } from "./Events.js"
 import type { Ticket, TicketState } from "./State.js"
 import type { TicketRef } from "./Values.js"
@@ -119,6 +120,10 @@ export const decide = (command: TicketCommand, state: TicketState): Decision => 
       return command.priority === state.priority
         ? none
         : accept(new TicketPriorityChanged({ ...base, priority: command.priority }))
+    case "SetWaitingOn":
+      return command.waitingOn === state.waitingOn
+        ? none
+        : accept(new TicketWaitingOnChanged({ ...base, waitingOn: command.waitingOn }))
     case "AssignTicket":
       return assign(command, state)
     case "SetTags":

@@ -21,7 +21,8 @@ import {
   TicketKind,
   TicketRef,
   UnsnoozeReason,
-  UserRef
+  UserRef,
+  WaitingOn
 } from "./Values.js"
 
 /**
@@ -102,6 +103,14 @@ export class TicketClassified extends Schema.TaggedClass<TicketClassified>()("Ti
 export class TicketPriorityChanged extends Schema.TaggedClass<TicketPriorityChanged>()("TicketPriorityChanged", {
   ...eventBase,
   priority: Priority
+}) {
+  static readonly version = 1
+}
+
+/** Who must act next was set by hand (a customer-visible message sets it too, see `MessageAdded`). Emitted by `SetWaitingOn`. */
+export class TicketWaitingOnChanged extends Schema.TaggedClass<TicketWaitingOnChanged>()("TicketWaitingOnChanged", {
+  ...eventBase,
+  waitingOn: WaitingOn
 }) {
   static readonly version = 1
 }
@@ -268,6 +277,7 @@ export const TicketEvent = Schema.Union(
   TicketReopened,
   TicketClassified,
   TicketPriorityChanged,
+  TicketWaitingOnChanged,
   TicketAssigned,
   TicketTagsChanged,
   TicketMarkedSpam,
@@ -295,6 +305,7 @@ export const ticketEventClasses = {
   TicketReopened,
   TicketClassified,
   TicketPriorityChanged,
+  TicketWaitingOnChanged,
   TicketAssigned,
   TicketTagsChanged,
   TicketMarkedSpam,

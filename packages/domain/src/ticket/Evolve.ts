@@ -184,6 +184,9 @@ const apply = (d: Draft, e: TicketEvent, owned: boolean): void => {
     case "TicketClassified":
       d.classification = e.classification
       break
+    case "TicketWaitingOnChanged":
+      d.waitingOn = e.waitingOn
+      break
     case "TicketPriorityChanged":
       d.priority = e.priority
       break

@@ -7,6 +7,7 @@ import {
   RecordSentiment,
   RecordSummary,
   SetTags,
+  SetWaitingOn,
   TicketAssigned,
   TicketCsatRecorded,
   TicketLanguageDetected,
@@ -17,6 +18,7 @@ import {
   TicketSummarized,
   TicketTagsChanged,
   TicketUnmarkedSpam,
+  TicketWaitingOnChanged,
   UnmarkSpam
 } from "@helpdesk/domain"
 import { describe, expect, it } from "vitest"
@@ -96,6 +98,19 @@ describe("spam", () => {
   it("unmarking a ticket that is not spam changes nothing", () => {
     given(ticketCreated())
       .when(new UnmarkSpam({ ...base, actor: associate }))
+      .thenNothingHappened()
+  })
+})
+
+describe("waiting_on set by hand", () => {
+  it("records who must act next", () => {
+    const spec = given(ticketCreated()).when(new SetWaitingOn({ ...base, actor: associate, waitingOn: "customer" }))
+    spec.thenEmits(new TicketWaitingOnChanged({ ...by, by: associate, waitingOn: "customer" }))
+    expect(spec.thenTicket().waitingOn).toBe("customer")
+  })
+  it("setting the value it has changes nothing", () => {
+    given(ticketCreated(), new TicketWaitingOnChanged({ ...by, by: associate, waitingOn: "" }))
+      .when(new SetWaitingOn({ ...base, actor: associate, waitingOn: "" }))
       .thenNothingHappened()
   })
 })

@@ -23,6 +23,7 @@ import {
   ReportDelivery,
   type ReportedDeliveryStatus,
   SetTags,
+  SetWaitingOn,
   SnoozeTicket,
   SnoozeTimerElapsed,
   type TicketCommand,
@@ -30,7 +31,8 @@ import {
   type TicketState,
   toNewEvent,
   UnmarkSpam,
-  UnsnoozeTicket
+  UnsnoozeTicket,
+  type WaitingOn
 } from "@helpdesk/domain"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
 import { describe, expect, it } from "vitest"
@@ -101,6 +103,9 @@ const commandAt = (at: number): fc.Arbitrary<TicketCommand> => {
     fc.constantFrom<Priority>("low", "high").map((p) => new ChangePriority({ ...base, actor: associate, priority: p })),
     fc.option(fc.constant(bob)).map((a) => new AssignTicket({ ...base, actor: associate, assignee: a })),
     fc
+      .constantFrom<WaitingOn>("", "customer", "associate")
+      .map((w) => new SetWaitingOn({ ...base, actor: associate, waitingOn: w })),
+    fc
       .array(fc.integer({ min: 1, max: 3 }), { maxLength: 3 })
       .map(
         (ids) => new SetTags({ ...base, actor: associate, tags: ids.map((id) => ({ id, name: `t${id}`, color: "" })) })
@@ -159,7 +164,7 @@ const asRecorded = (events: ReadonlyArray<TicketEvent>): ReadonlyArray<RecordedE
 describe("properties", () => {
   it("the generated lives exercise the rules (so the properties below are not vacuous)", () => {
     const tags = new Set<string>()
-    for (const [create, commands] of fc.sample(life, { numRuns: 300, seed: 7 })) {
+    for (const [create, commands] of fc.sample(life, { numRuns: 600, seed: 7 })) {
       for (const e of run([create, ...commands]).events) tags.add(e._tag)
     }
     for (const tag of [
