@@ -8,10 +8,16 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import type { Benchmark } from "./Benchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
+import { mailBenchmark } from "./MailBenchmark.js"
 import { snoozeTimerBenchmark } from "./SnoozeTimerBenchmark.js"
 import { ticketsHttpBenchmark } from "./TicketsHttpBenchmark.js"
 
-const benchmarks: ReadonlyArray<Benchmark> = [eventStoreBenchmark, ticketsHttpBenchmark, snoozeTimerBenchmark]
+const benchmarks: ReadonlyArray<Benchmark> = [
+  eventStoreBenchmark,
+  ticketsHttpBenchmark,
+  snoozeTimerBenchmark,
+  mailBenchmark
+]
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
 const unknown = wanted.filter((name) => !benchmarks.some((b) => b.name === name))

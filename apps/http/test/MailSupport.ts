@@ -64,6 +64,7 @@ export const testSmtpServer = (behaviour: SmtpBehaviour = {}) =>
     const server: SMTPServer = new SMTPServer({
       authOptional: true,
       disabledCommands: ["STARTTLS", "AUTH"],
+      disableReverseLookup: true,
       logger: false,
       onRcptTo: (address, _session, callback) => {
         const verdict = behaviour.onRcptTo?.(address.address) ?? "accept"

@@ -269,14 +269,19 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
         }
         if (options.afterOutcome !== undefined) yield* options.afterOutcome(done)
         const at = DateTime.unsafeFromDate(done.outcomeAt!)
+        // The events and the row's final status in one transaction (the ticket write is a savepoint in it).
         const reported = yield* recorder
           .report(targetOf(done), done.outcome!, at, done.failureReason)
-          .pipe(Effect.either)
+          .pipe(
+            Effect.zipLeft(finish(done)),
+            sql.withTransaction,
+            Effect.catchTag("SqlError", Effect.die),
+            Effect.either
+          )
         if (Either.isLeft(reported)) {
           yield* recordLater(done, now)
           return "record-later" as const
         }
-        yield* finish(done)
         return "recorded" as const
       }).pipe(
         Effect.catchAllCause((cause) =>
