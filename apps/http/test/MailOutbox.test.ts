@@ -1,10 +1,20 @@
 import { assert, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
+import { MailOutbox } from "../src/Mail/MailOutbox.js"
 import { MailTransport, smtpTransport } from "../src/Mail/MailTransport.js"
 import { mailWorkerLayer } from "../src/Mail/MailWorker.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
-import { header, later, outboxRows, smtpLayer, testOptions, testSmtpServer, withOutbox } from "./MailSupport.js"
+import {
+  header,
+  later,
+  outboxRows,
+  outboxWith,
+  smtpLayer,
+  testOptions,
+  testSmtpServer,
+  withOutbox
+} from "./MailSupport.js"
 import { get, TestAppLive } from "./support/TestApp.js"
 import { ISO_MS, organization, postMessage, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
 
@@ -241,6 +251,51 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         const after = (yield* readTicket(org, t.id)).body
         assert.strictEqual(after.delivery_status, "sent")
       })
+  )
+
+  it.scoped("a row whose lease passed to another worker while it waited in its batch is not sent again", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer()
+      const first = yield* ticket(org, { customer_email: customer("slow") })
+      const second = yield* ticket(org, { customer_email: customer("waiting") })
+      // Worker A hangs on its first mail past its (short) lease; worker B takes both rows over meanwhile.
+      const workerB = yield* Effect.map(Layer.build(outboxWith(smtpLayer(smtp.url))), Context.get(MailOutbox))
+      let hung = false
+      const hanging = Layer.scoped(
+        MailTransport,
+        Effect.map(smtpTransport(smtp.url), (real) =>
+          MailTransport.of({
+            ...real,
+            send: (mail) =>
+              Effect.flatMap(real.send(mail), (receipt) =>
+                hung
+                  ? Effect.succeed(receipt)
+                  : Effect.gen(function* () {
+                      hung = true
+                      const b = yield* workerB.drainOnce({ now: later() })
+                      assert.include(b, { claimed: 2, sent: 2 })
+                      yield* Effect.sleep("300 millis")
+                      return receipt
+                    })
+              )
+          })
+        )
+      )
+      const a = yield* withOutbox(
+        hanging,
+        (outbox) => outbox.drainOnce(),
+        testOptions({ lease: Duration.seconds(1), concurrency: 1 })
+      )
+      assert.include(a, { claimed: 2, lost: 1 })
+      const [firstRow] = yield* outboxRows(first.id)
+      const [secondRow] = yield* outboxRows(second.id)
+      // The hung mail went out twice (its lease expired while it was being sent); the waiting one only once.
+      assert.strictEqual(smtp.withMessageId(firstRow!.rfcMessageId!).length, 2)
+      assert.strictEqual(smtp.withMessageId(secondRow!.rfcMessageId!).length, 1)
+      assert.strictEqual(secondRow!.status, "sent")
+      assert.strictEqual((yield* readTicket(org, second.id)).body.delivery_status, "sent")
+    })
   )
 
   it.scoped("the polling worker sends on its own, within its poll interval", () =>

@@ -38,9 +38,14 @@ export const threadRootId = (ticketId: number, organizationPublicId: string, dom
 export const organizationDomain = (organizationPublicId: string, domain: string) =>
   `${organizationPublicId.toLowerCase().replace(/_/g, "-")}.${domain}`
 
+/** A header value on one line (line breaks and other controls as spaces). */
+export const oneLine = (value: string) =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+  value.replace(/[\u0000-\u001f\u007f]+/g, " ").trim()
+
 /** The subject of a mail: `{email_subject_prefix} {subject} [#{public_id}]`, with `Re: ` before replies. */
 export const mailSubject = (kind: string, prefix: string, subject: string, publicId: string) => {
-  const base = [prefix.trim(), subject.trim() === "" ? "(no subject)" : subject.trim(), `[#${publicId}]`]
+  const base = [oneLine(prefix), oneLine(subject) === "" ? "(no subject)" : oneLine(subject), `[#${oneLine(publicId)}]`]
     .filter((part) => part !== "")
     .join(" ")
   return kind === "message" ? `Re: ${base}` : base
@@ -132,7 +137,7 @@ export class MailComposer extends Effect.Service<MailComposer>()("@helpdesk/http
         const sender = (yield* senderOf(row.organizationId, row.ticketId))[0]
         if (sender === undefined) return yield* permanent(`Organization ${row.organizationId} no longer exists`)
         const prefix = sender.inboxPrefix ?? sender.recordedPrefix ?? "support"
-        const name = sender.inboxFromName || sender.organizationFromName || sender.name
+        const name = oneLine(sender.inboxFromName || sender.organizationFromName || sender.name)
         const address = `${prefix}@${organizationDomain(sender.publicId, domain)}`
         const tracked = TRACKED_KINDS.has(row.kind)
         const html = tracked

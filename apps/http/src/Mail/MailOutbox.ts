@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Config, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
+import { Clock, Config, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
 import { DEFAULT_INBOX_EMAIL_DOMAIN } from "../Inboxes/EmailPrefix.js"
 import { DeliveryRecorder, type DeliveryTarget } from "./DeliveryRecorder.js"
 import { MailComposer } from "./MailComposer.js"
@@ -111,9 +111,11 @@ export interface DrainResult {
   readonly recorded: number
   /** Rows whose processing died (logged); recovered when their lease expires. */
   readonly crashed: number
+  /** Rows left alone because their lease had passed to another worker before their turn came. */
+  readonly lost: number
 }
 
-type RowResult = "recorded" | "retried" | "record-later" | "crashed"
+type RowResult = "recorded" | "retried" | "record-later" | "crashed" | "lost"
 
 /** Delay before attempt `attempt + 1`: `base · 2^(attempt-1)`, capped, times a random factor in [0.5, 1]. */
 export const retryDelay = (options: MailOutboxOptions, attempt: number, random = Math.random()): Duration.Duration => {
@@ -202,6 +204,19 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
         Effect.map((rows) => ({ ...row, ...rows[0]! }))
       )
 
+    /**
+     * Before sending a row that waited long in its batch: extends the lease, and answers false when the lease has
+     * passed to another worker meanwhile (which then owns the row; sending now could send it twice).
+     */
+    const renewLease = (row: ClaimedRow, now: Date | null) =>
+      sql`
+        UPDATE hd_outbox SET next_attempt_at = COALESCE(${now}::timestamptz, now()) + ${leaseSeconds} * interval '1 second'
+        WHERE id = ${row.id} AND lease_token = ${row.leaseToken} AND status = 'sending'
+        RETURNING id`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        Effect.orDie
+      )
+
     /** Puts the row back for another attempt (only while we hold its lease). */
     const retryLater = (row: ClaimedRow, now: Date | null, delay: Duration.Duration, error: string) =>
       sql`
@@ -231,8 +246,20 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
     const gaveUp = (row: ClaimedRow, reason: string) =>
       `Gave up after ${row.attempts} attempts: ${reason === "" ? "no result (the worker stopped each time)" : reason}`
 
-    /** Sends the mail of a row that has no outcome yet; answers the row with its outcome, or retries later. */
-    const send = (row: ClaimedRow, now: Date | null) =>
+    /**
+     * Sends the mail of a row that has no outcome yet; answers the row with its outcome, `"retried"` (put back for
+     * later) or `"lost"` (the lease passed to another worker while the row waited in its batch). From the transport
+     * to the committed outcome it runs uninterruptibly, so a shutdown waits for mails in flight (bounded by the SMTP
+     * timeouts) instead of leaving them to the unavoidable resend window.
+     */
+    const send = (row: ClaimedRow, now: Date | null, claimedAt: number) =>
+      Effect.gen(function* () {
+        const waited = (yield* Clock.currentTimeMillis) - claimedAt
+        if (waited > leaseSeconds * 250 && !(yield* renewLease(row, now))) return "lost" as const
+        return yield* Effect.uninterruptible(attempt(row, now))
+      })
+
+    const attempt = (row: ClaimedRow, now: Date | null) =>
       Effect.gen(function* () {
         if (row.attempts > options.maxAttempts) return yield* saveOutcome(row, "failed", gaveUp(row, row.lastError))
         // `.eml`: the file exists, so an earlier attempt wrote it and stopped before committing the outcome.
@@ -253,15 +280,15 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
           `Mail ${row.rfcMessageId}: attempt ${row.attempts} failed (${failure.reason}); next in ${Duration.format(delay)}`
         )
         yield* retryLater(row, now, delay, failure.reason)
-        return undefined
+        return "retried" as const
       })
 
-    const processRow = (row: ClaimedRow, now: Date | null, tally: Record<string, number>) =>
+    const processRow = (row: ClaimedRow, now: Date | null, claimedAt: number, tally: Record<string, number>) =>
       Effect.gen(function* () {
         let done = row
         if (row.outcome === null) {
-          const result = yield* send(row, now)
-          if (result === undefined) return "retried" as const
+          const result = yield* send(row, now, claimedAt)
+          if (result === "retried" || result === "lost") return result
           done = result
           tally[done.outcome === "sent" ? "sent" : "failed"]! += 1
           if (done.outcome === "failed")
@@ -296,9 +323,10 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
     const drainOnce = (drainOptions: { readonly now?: Date; readonly batch?: number } = {}) =>
       Effect.gen(function* () {
         const now = drainOptions.now ?? null
+        const claimedAt = yield* Clock.currentTimeMillis
         const rows = yield* claim(now, drainOptions.batch ?? options.batchSize, randomUUID())
         const tally: Record<string, number> = { sent: 0, failed: 0 }
-        const results = yield* Effect.forEach(rows, (row) => processRow(row, now, tally), {
+        const results = yield* Effect.forEach(rows, (row) => processRow(row, now, claimedAt, tally), {
           concurrency: options.concurrency
         })
         const count = (result: RowResult) => results.filter((r) => r === result).length
@@ -308,7 +336,8 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
           failed: tally.failed!,
           retried: count("retried"),
           recorded: count("recorded"),
-          crashed: count("crashed")
+          crashed: count("crashed"),
+          lost: count("lost")
         } satisfies DrainResult
       }).pipe(
         Effect.catchAllCause((cause) =>
@@ -318,7 +347,8 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
             failed: 0,
             retried: 0,
             recorded: 0,
-            crashed: 0
+            crashed: 0,
+            lost: 0
           })
         ),
         Effect.withSpan("MailOutbox.drainOnce")
