@@ -348,6 +348,23 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
     })
   )
 
+  it.effect("given waiting_on set to the customer by hand, then the period counts from then", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org, { created_by_role: "customer" }, org.integration)
+      assert.strictEqual(t.waiting_on, "associate")
+      yield* configure(org, t.inbox.id, reminders)
+      const set = yield* updateTicket(org, t.id, { waiting_on: "customer" })
+      assert.strictEqual(set.status, 200, set.text)
+      const setAt = set.body.updated_at as string
+      yield* sweepAt(after(setAt, 2, -1))
+      assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
+      yield* sweepAt(after(setAt, 2))
+      assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
+      assert.strictEqual((yield* messageMails(t.id)).length, 1)
+    })
+  )
+
   it.effect("given the tickets of this file, then migration 0071's backfill agrees with the projection", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

@@ -33,7 +33,8 @@ export default Effect.gen(function* () {
 /**
  * Sets `waiting_on_customer_since` of every ticket row from its events, by the rule of `Timers/WaitingSince.ts`
  * written in SQL: the `at` of the stream's last event that (re)starts the wait (creation or a customer-visible
- * message by an associate, a reopen, an unsnooze, a spam mark taken off), for rows that wait on the customer and
+ * message by an associate, `waiting_on` set to the customer by hand, a reopen, an unsnooze, a spam mark taken
+ * off), for rows that wait on the customer and
  * are open, not snoozed, not spam and not merged away. `MessageAdded` version 1 marked notes with
  * `message.internal` (see the domain's upcasters). A test checks that it agrees with the projection.
  */
@@ -49,6 +50,7 @@ export const backfillWaitingSince = Effect.flatMap(
         AND (
           e.event_type IN ('TicketReopened', 'TicketUnsnoozed', 'TicketUnmarkedSpam')
           OR (e.event_type = 'TicketCreated' AND e.data -> 'by' ->> 'role' = 'associate')
+          OR (e.event_type = 'TicketWaitingOnChanged' AND e.data ->> 'waitingOn' = 'customer')
           OR (
             e.event_type = 'MessageAdded'
             AND e.data -> 'message' ->> 'role' = 'associate'
