@@ -1,9 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { SnoozeTimerElapsed, systemActor, ticketStreamId } from "@helpdesk/domain"
+import { ticketStreamId } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
 import { ServicesLive } from "../src/Server.js"
-import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { SnoozeTimer, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
 import { post, TestAppLive } from "./support/TestApp.js"
@@ -18,7 +17,7 @@ import {
 } from "./TicketsSupport.js"
 
 // The timer as a service (swept by the tests at chosen instants) and the service's own loop at its default interval.
-const TestLayer = Layer.mergeAll(SnoozeTimer.Default, SnoozeTimerLive, TicketCommands.Default).pipe(
+const TestLayer = Layer.mergeAll(SnoozeTimer.Default, SnoozeTimerLive).pipe(
   Layer.provide(TicketServicesLive),
   Layer.provide(ServicesLive),
   Layer.provideMerge(TestAppLive)
@@ -87,27 +86,29 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
     })
   )
 
-  it.effect("given a timer scheduled for a snooze that was replaced meanwhile, then its write appends nothing", () =>
+  it.effect("given a timer fired for a snooze that was replaced meanwhile, then it appends nothing", () =>
     Effect.gen(function* () {
-      // What the timer writes for a ticket it claimed, if the ticket had been re-snoozed after the claim.
+      // What the timer writes for a ticket whose row said `first` when the ticket is snoozed until `second`.
       const org = yield* organization
       const t = yield* ticket(org)
       const first = inMinutes(60)
       yield* snooze(org, t.id, first)
       const second = inMinutes(120)
       yield* snooze(org, t.id, second)
-      const commands = yield* TicketCommands
-      yield* commands.asSystem(org.organization.id, t.id, (_, at) =>
-        Effect.succeed([
-          new SnoozeTimerElapsed({
-            ticketId: t.id,
-            at: DateTime.max(at, instant(first)),
-            actor: systemActor,
-            snoozedUntil: instant(first)
-          })
-        ])
+      const timer = yield* SnoozeTimer
+      const fired = yield* timer.fire(
+        [{ ticketId: t.id, organizationId: String(org.organization.id), snoozedUntil: instant(first) }],
+        instant(first, 1)
       )
+      assert.deepStrictEqual(fired, { claimed: 1, acted: 0, failed: 0 })
       assert.strictEqual((yield* readTicket(org, t.id)).body.snoozed_until, second)
+      assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
+      // And a ticket of another organization than its row says is left alone (and reported).
+      const other = yield* timer.fire(
+        [{ ticketId: t.id, organizationId: "0", snoozedUntil: instant(second) }],
+        instant(second, 1)
+      )
+      assert.deepStrictEqual(other, { claimed: 1, acted: 0, failed: 1 })
       assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
     })
   )

@@ -139,7 +139,7 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
     /** One round of the loop: batches until none is full, each at the clock's now. */
     const sweepDue = drain(DateTime.now, (now) => sweepBatch(now), SNOOZE_BATCH)
 
-    return { sweep, sweepBatch, sweepDue } as const
+    return { sweep, sweepBatch, sweepDue, fire } as const
   })
 }) {}
 
