@@ -70,6 +70,10 @@ export type WriteRole = "associate" | "customer"
 /** Channels whose replies go out by e-mail (and so are tracked through the outbox). */
 const EMAIL_CHANNELS: ReadonlySet<string> = new Set(["email", "api"])
 
+/** Whether a reply to this customer on this channel goes out as an e-mail. */
+export const repliesByEmail = (customerEmail: string, channelType: string): boolean =>
+  customerEmail !== "" && EMAIL_CHANNELS.has(channelType)
+
 /** How a new ticket names its customer. */
 export type CustomerChoice =
   | { readonly _tag: "ById"; readonly id: number }
@@ -413,8 +417,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                 input.kind === "text" && input.description === "" && input.descriptionHtml !== ""
                   ? htmlToText(input.descriptionHtml)
                   : input.description
-              const sendsCreateEmail =
-                actor.role === "associate" && customer.email !== "" && EMAIL_CHANNELS.has(input.channel.type)
+              const sendsCreateEmail = actor.role === "associate" && repliesByEmail(customer.email, input.channel.type)
               const base = { ticketId, at, actor }
               const commands: Array<TicketCommand> = [
                 new CreateTicket({
@@ -459,7 +462,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                       messageId: yield* nextMessageId,
                       content: autoReply,
                       isVisibleToCustomer: true,
-                      sendsEmail: customer.email !== "" && EMAIL_CHANNELS.has(input.channel.type)
+                      sendsEmail: repliesByEmail(customer.email, input.channel.type)
                     })
                   )
               }
@@ -524,8 +527,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                 actor.role === "associate" &&
                 input.isVisibleToCustomer &&
                 ticket.mergedInto === null &&
-                ticket.customer.email !== "" &&
-                EMAIL_CHANNELS.has(ticket.channel.type)
+                repliesByEmail(ticket.customer.email, ticket.channel.type)
               const base = { ticketId, at, actor }
               const commands: Array<TicketCommand> = [
                 new AddMessage({

@@ -1,11 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { AddMessage, CloseTicket, systemActor, type Ticket, type TicketCommand } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
-import { TicketCommands } from "../Tickets/TicketCommands.js"
+import { repliesByEmail, TicketCommands } from "../Tickets/TicketCommands.js"
 import { type BatchResult, drain, forEachClaimed, TIMER_BATCH, timerLoop } from "./Sweep.js"
-
-/** Channels whose replies go out by e-mail: the same as the ticket writes' (`TicketCommands`). */
-const EMAIL_CHANNELS: ReadonlySet<string> = new Set(["email", "api"])
 
 /** What the inactivity timer does to a ticket that is due. */
 export type InactivityAction = "remind" | "close"
@@ -100,7 +97,7 @@ export class InactivityTimer extends Effect.Service<InactivityTimer>()("@helpdes
             messageId,
             content: reminderText(ticket, row.closeOn ? row.maxDays - row.reminderDays : null),
             isVisibleToCustomer: true,
-            sendsEmail: ticket.customer.email !== "" && EMAIL_CHANNELS.has(ticket.channel.type)
+            sendsEmail: repliesByEmail(ticket.customer.email, ticket.channel.type)
           })
         ] satisfies ReadonlyArray<TicketCommand>
       })
