@@ -1,7 +1,6 @@
 import { execFileSync } from "node:child_process"
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import {
@@ -20,7 +19,6 @@ import {
   toNewEvent
 } from "@helpdesk/domain"
 import { Console, Effect, Either, Layer, Redacted } from "effect"
-import pg from "pg"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import { InlineProjections } from "../src/EventStore/InlineProjection.js"
@@ -28,45 +26,13 @@ import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
 import { rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { ticketProjection } from "../src/EventStore/TicketProjection.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
+import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
 import { type Benchmark, describeTiming, machine, ratio, type Timing, timed } from "./Benchmark.js"
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const WRITERS = 16
 const REBUILD_EVENTS = 100_000
 const REBUILD_BATCH = 1000
-
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(", ")
-
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-}
-
-/** A database of the benchmark's own beside `DATABASE_URL`'s, dropped afterwards. */
-const benchDatabase = (baseUrl: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const name = `hd_bench_${randomBytes(4).toString("hex")}`
-      await admin(baseUrl, `CREATE DATABASE "${name}"`)
-      return name
-    }),
-    (name) => Effect.promise(() => admin(baseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
-  )
-
-const admin = async (url: string, statement: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
 
 /** The server's durability settings and, when it runs on this machine, the disk under its data directory. */
 const describeServer = Effect.gen(function* () {
@@ -280,7 +246,7 @@ const commandBench = Effect.gen(function* () {
 
 const run = Effect.gen(function* () {
   const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-  const database = yield* benchDatabase(baseUrl)
+  const database = yield* benchDatabase(baseUrl, "store")
   const Database = MigrationsLive.pipe(
     Layer.provideMerge(
       PgClient.layer({

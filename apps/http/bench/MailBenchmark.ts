@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto"
-import * as os from "node:os"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Console, Context, Effect, Layer, Redacted } from "effect"
 import nodemailer from "nodemailer"
-import pg from "pg"
 import { SMTPServer } from "smtp-server"
 import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
@@ -15,6 +13,7 @@ import { ServicesLive } from "../src/Server.js"
 import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { Users } from "../src/Users/Users.js"
+import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
 import { type Benchmark, machine } from "./Benchmark.js"
 
 /**
@@ -29,38 +28,6 @@ import { type Benchmark, machine } from "./Benchmark.js"
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const MESSAGES = Number(process.env.BENCH_MAIL_MESSAGES ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_MAIL_CONCURRENCY ?? 4)
-
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(", ")
-
-const admin = async (url: string, statement: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-}
-
-const benchDatabase = (baseUrl: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const name = `hd_bench_mail_${randomBytes(4).toString("hex")}`
-      await admin(baseUrl, `CREATE DATABASE "${name}"`)
-      return name
-    }),
-    (name) => Effect.promise(() => admin(baseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
-  )
 
 /** An SMTP server on a free port that accepts and counts everything. */
 const smtpServer = Effect.gen(function* () {
@@ -177,7 +144,7 @@ const baseline = (smtpUrl: string, payloads: ReadonlyArray<Record<string, unknow
 
 const run = Effect.gen(function* () {
   const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-  const database = yield* benchDatabase(baseUrl)
+  const database = yield* benchDatabase(baseUrl, "mail")
   const url = withDatabase(baseUrl, database)
   const Database = MigrationsLive.pipe(
     Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), maxConnections: 12, ...clientOptions }))

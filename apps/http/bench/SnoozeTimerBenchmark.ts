@@ -1,5 +1,4 @@
-import { randomBytes, randomUUID } from "node:crypto"
-import * as os from "node:os"
+import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import {
@@ -21,7 +20,6 @@ import {
   toNewEvent
 } from "@helpdesk/domain"
 import { Console, DateTime, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
-import pg from "pg"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServicesLive } from "../src/Server.js"
@@ -29,6 +27,7 @@ import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { SNOOZE_BATCH, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
 import { Users } from "../src/Users/Users.js"
+import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
 import { type Benchmark, machine } from "./Benchmark.js"
 
 /**
@@ -47,33 +46,6 @@ const TICKETS = Number(process.env.BENCH_SNOOZE_TICKETS ?? 10_000)
 const WINDOW_SECONDS = Number(process.env.BENCH_SNOOZE_WINDOW ?? 60)
 const SEED_BATCH = 250
 
-const admin = async (url: string, statement: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-}
-
-/** A database of the benchmark's own beside `DATABASE_URL`'s, dropped afterwards. */
-const benchDatabase = (baseUrl: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const name = `hd_bench_snooze_${randomBytes(4).toString("hex")}`
-      await admin(baseUrl, `CREATE DATABASE "${name}"`)
-      return name
-    }),
-    (name) => Effect.promise(() => admin(baseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
-  )
-
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
@@ -83,12 +55,6 @@ const describeLags = (label: string, lagsMs: ReadonlyArray<number>) => {
   const sorted = [...lagsMs].sort((a, b) => a - b)
   return `${label.padEnd(44)} p50 ${seconds(percentile(sorted, 50)).padStart(8)}   p99 ${seconds(percentile(sorted, 99)).padStart(8)}   max ${seconds(sorted[sorted.length - 1] ?? Number.NaN).padStart(8)}   (${sorted.length} tickets)`
 }
-
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(", ")
 
 /** Tickets in one organization, created (and snoozed) through the domain's decider, many streams per append. */
 const seeder = Effect.gen(function* () {
@@ -270,7 +236,7 @@ const scenario = (
 const run = Effect.scoped(
   Effect.gen(function* () {
     const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-    const database = yield* benchDatabase(baseUrl)
+    const database = yield* benchDatabase(baseUrl, "snooze")
     const Database = MigrationsLive.pipe(
       Layer.provideMerge(
         PgClient.layer({ url: Redacted.make(withDatabase(baseUrl, database)), maxConnections: 10, ...clientOptions })

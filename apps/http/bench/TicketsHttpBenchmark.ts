@@ -1,9 +1,8 @@
 import { type ChildProcess, fork } from "node:child_process"
-import { randomBytes } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
 import { Console, Effect } from "effect"
-import pg from "pg"
+import { benchDatabase, withDatabase } from "./BenchDatabase.js"
 import { type Benchmark, machine } from "./Benchmark.js"
 
 /**
@@ -19,33 +18,6 @@ const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
-
-const admin = async (url: string, statement: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-}
-
-/** A database of the benchmark's own beside `DATABASE_URL`'s, dropped afterwards. */
-const benchDatabase = (baseUrl: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const name = `hd_bench_tickets_${randomBytes(4).toString("hex")}`
-      await admin(baseUrl, `CREATE DATABASE "${name}"`)
-      return name
-    }),
-    (name) => Effect.promise(() => admin(baseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
-  )
 
 interface Ready {
   readonly port: number
@@ -96,7 +68,7 @@ const line = (f: Figures, baseline?: Figures) =>
 const run = Effect.scoped(
   Effect.gen(function* () {
     const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-    const database = yield* benchDatabase(baseUrl)
+    const database = yield* benchDatabase(baseUrl, "tickets")
     const url = withDatabase(baseUrl, database)
     yield* Console.log(`machine: ${machine()}`)
     yield* Console.log(`${CONNECTIONS} connections, ${SECONDS} s per scenario, PostgreSQL database ${database}\n`)
