@@ -73,21 +73,12 @@ export interface ClaimedRow {
   readonly leaseToken: string
 }
 
-interface RawRow {
+/** The row as `pg` returns it: `bigint` columns as strings. */
+interface RawRow extends Omit<ClaimedRow, "id" | "organizationId" | "ticketId" | "messageId"> {
   readonly id: string
   readonly organizationId: string
   readonly ticketId: string
   readonly messageId: string | null
-  readonly kind: string
-  readonly payload: unknown
-  readonly attempts: number
-  readonly rfcMessageId: string
-  readonly outcome: "sent" | "failed" | null
-  readonly outcomeAt: Date | null
-  readonly failureReason: string
-  readonly lastError: string
-  readonly createdAt: Date
-  readonly leaseToken: string
 }
 
 const toClaimed = (row: RawRow): ClaimedRow => ({
