@@ -32,7 +32,7 @@ import { type Benchmark, describeTiming, machine, ratio, type Timing, timed } fr
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const WRITERS = 16
 const REBUILD_EVENTS = 100_000
-const REBUILD_BATCH = 1000
+const REBUILD_BATCH = 5000
 
 /** The server's durability settings and, when it runs on this machine, the disk under its data directory. */
 const describeServer = Effect.gen(function* () {

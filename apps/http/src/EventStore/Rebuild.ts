@@ -20,7 +20,7 @@ export interface RebuildResult {
 
 /**
  * Rebuilds projections from the whole log (docs/decisions/0303-projection-rebuild.md): resets them, then replays
- * every stored event in global-position order, `batchSize` events (default 1000) per transaction, so the cost
+ * every stored event in global-position order, `batchSize` events (default 5000) per transaction, so the cost
  * of a commit is paid once per batch rather than once per event.
  *
  * Only one rebuild of a projection runs at a time (a session advisory lock per projection, held on a connection
@@ -37,7 +37,7 @@ export const rebuildProjections = (
 ): Effect.Effect<RebuildResult, RebuildInProgress, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const batchSize = options.batchSize ?? 1000
+    const batchSize = options.batchSize ?? 5000
     yield* lockForRebuild(projections.map((p) => p.name))
     yield* sql.withTransaction(Effect.forEach(projections, (p) => p.reset, { discard: true }))
 
