@@ -268,8 +268,8 @@ export class MessageDeliveryReported extends Schema.TaggedClass<MessageDeliveryR
   static readonly version = 1
 }
 
-/** Every event of a ticket stream, for decoding. */
-export const TicketEvent = Schema.Union(
+/** Every event class of a ticket stream, once. */
+const ticketEventList = [
   TicketCreated,
   TicketTranscriptRecorded,
   TicketActivated,
@@ -293,35 +293,20 @@ export const TicketEvent = Schema.Union(
   TicketMergedFrom,
   CreateEmailDeliveryReported,
   MessageDeliveryReported
-)
+] as const
+
+/** Every event of a ticket stream, for decoding. */
+export const TicketEvent = Schema.Union(...ticketEventList)
 export type TicketEvent = typeof TicketEvent.Type
 
+type TicketEventClass = (typeof ticketEventList)[number]
+
 /** The classes of {@link TicketEvent} by tag, each with its current schema `version`. */
-export const ticketEventClasses = {
-  TicketCreated,
-  TicketTranscriptRecorded,
-  TicketActivated,
-  TicketClosed,
-  TicketReopened,
-  TicketClassified,
-  TicketPriorityChanged,
-  TicketWaitingOnChanged,
-  TicketAssigned,
-  TicketTagsChanged,
-  TicketMarkedSpam,
-  TicketUnmarkedSpam,
-  TicketCsatRecorded,
-  TicketSummarized,
-  TicketSentimentAnalyzed,
-  TicketLanguageDetected,
-  MessageAdded,
-  TicketSnoozed,
-  TicketUnsnoozed,
-  TicketMergedInto,
-  TicketMergedFrom,
-  CreateEmailDeliveryReported,
-  MessageDeliveryReported
-} as const
+export const ticketEventClasses = Object.fromEntries(
+  ticketEventList.map((eventClass) => [eventClass._tag, eventClass])
+) as {
+  readonly [C in TicketEventClass as C["_tag"]]: C
+}
 
 /** The tag of every ticket event. */
 export type TicketEventType = keyof typeof ticketEventClasses
