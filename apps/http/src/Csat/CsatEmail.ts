@@ -1,4 +1,5 @@
 import type { Ticket, TicketEvent } from "@helpdesk/domain"
+import { escapeHtml } from "../Http/Html.js"
 
 /**
  * Whether closing produced a survey to offer: the events close the ticket, and the ticket is a real conversation
@@ -11,9 +12,6 @@ export const surveyDue = (ticket: Ticket, events: ReadonlyArray<TicketEvent>): b
   ticket.classification !== "invalid" &&
   ticket.customer.email !== "" &&
   ticket.csatResponse === null
-
-/** Text made safe to put in HTML. */
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The survey e-mail's subject, text and HTML, linking to `link`. */
 export const surveyEmail = (ticket: Ticket, link: string) => {

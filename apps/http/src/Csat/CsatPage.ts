@@ -1,4 +1,4 @@
-import { escapeHtml } from "./CsatEmail.js"
+import { escapeHtml } from "../Http/Html.js"
 import type { CsatSurveyView } from "./CsatSurvey.js"
 
 const page = (title: string, body: string) =>

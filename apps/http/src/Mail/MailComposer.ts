@@ -2,6 +2,7 @@ import { NodeStream } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { BlobStore } from "../Attachments/BlobStore.js"
+import { escapeHtml } from "../Http/Html.js"
 import { TRACKED_KINDS } from "./DeliveryRecorder.js"
 import { MailSendFailed, type OutgoingMail } from "./MailTransport.js"
 import { ReadReceipts } from "./ReadReceipts.js"
@@ -50,9 +51,6 @@ export const mailSubject = (kind: string, prefix: string, subject: string, publi
     .join(" ")
   return kind === "message" ? `Re: ${base}` : base
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
 /** The HTML part with the read pixel: at the end of `<body>` when there is one, else appended. */
 export const withPixel = (html: string, text: string, pixelUrl: string) => {
