@@ -7,7 +7,7 @@ import { ExpiredUploadsReaperLive } from "./Attachments/ExpiredUploadsReaper.js"
 import { AttachmentsLive, DownloadsLive } from "./Attachments/Http.js"
 import { PendingAttachmentsLive } from "./Attachments/PendingAttachments.js"
 import { OrganizationAccess } from "./Auth/OrganizationAccess.js"
-import { ServiceAuthLive } from "./Auth/ServiceAuth.js"
+import { ServiceAuthLive, ServiceTokenPresentedLive } from "./Auth/ServiceAuth.js"
 import { Tokens } from "./Auth/Tokens.js"
 import { BusinessHours } from "./BusinessHours/BusinessHours.js"
 import { BusinessHoursExceptions } from "./BusinessHours/BusinessHoursExceptions.js"
@@ -80,6 +80,7 @@ export const GroupsLive = Layer.mergeAll(
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(GroupsLive),
   Layer.provide(ServiceAuthLive),
+  Layer.provide(ServiceTokenPresentedLive),
   Layer.provide(TicketServicesLive),
   Layer.provide(ServicesLive)
 )

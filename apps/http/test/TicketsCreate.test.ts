@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { Tokens } from "../src/Auth/Tokens.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestApp, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
@@ -403,6 +404,40 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
       assert.strictEqual((yield* get(`${org.tickets}0/`, { token: org.ownerToken })).status, 404)
       assert.strictEqual((yield* get(`${org.tickets}99999999/`, { token: org.ownerToken })).status, 404)
       assert.strictEqual((yield* get(`${org.tickets}${t.id}/`)).status, 401)
+    })
+  )
+
+  it.effect("GET ticket checks the token in its own read: every bad token is 401 before any 404", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const revoked = yield* Fixtures.member(org, "admin")
+      assert.strictEqual((yield* get(`${org.tickets}${t.id}/`, { token: revoked.token })).status, 200)
+      yield* (yield* Tokens).revoke(revoked.token)
+      const unknown = `hd_pat_${"A".repeat(43)}`
+      const paths = [
+        `${org.tickets}${t.id}/`,
+        `${org.tickets}abc/`,
+        `${org.tickets}99999999/`,
+        "/organizations/x!y/tickets/1/"
+      ]
+      for (const path of paths) {
+        for (const token of [unknown, "garbage", `${org.ownerToken}x`, revoked.token]) {
+          const response = yield* get(path, { token })
+          assert.strictEqual(response.status, 401, `${path} ${token}`)
+          assert.deepStrictEqual(response.body, { detail: "Invalid token." })
+          assert.strictEqual(response.headers.get("www-authenticate"), "X-Service-Token")
+        }
+        const missing = yield* get(path)
+        assert.strictEqual(missing.status, 401)
+        assert.deepStrictEqual(missing.body, { detail: "Authentication credentials were not provided." })
+      }
+      // The integration token of the organization reads it; the owner's token is unaffected by the revocation.
+      const byIntegration = yield* get(`${org.tickets}${t.id}/`, { token: org.integration })
+      assert.strictEqual(byIntegration.status, 200)
+      assert.strictEqual(byIntegration.body.id, t.id)
+      assert.deepStrictEqual((yield* readTicket(org, t.id)).body, byIntegration.body)
+      assert.strictEqual((yield* get("/organizations/x!y/tickets/1/", { token: org.ownerToken })).status, 404)
     })
   )
 })

@@ -52,6 +52,30 @@ const toRecord = (row: TokenRow): TokenRecord => ({
   revokedAt: row.revokedAt
 })
 
+/** What a token check needs of a stored token row. */
+export interface StoredTokenCheck {
+  readonly id: string
+  readonly kind: TokenSecret.TokenKind
+  readonly userId: string | null
+  readonly organizationId: string | null
+  readonly tokenHash: Uint8Array
+  readonly revokedAt: Date | null
+}
+
+/**
+ * The caller a stored token row stands for, given the digest it was found by; none when revoked. The index finds
+ * the row by hash; comparing in constant time keeps the check itself timing-safe.
+ */
+export const callerOfRow = (row: StoredTokenCheck | undefined, digest: Uint8Array): Option.Option<Caller> => {
+  if (row === undefined || !TokenSecret.hashesEqual(row.tokenHash, digest) || row.revokedAt !== null)
+    return Option.none()
+  return Option.some(
+    row.kind === "personal"
+      ? { _tag: "Person", userId: Number(row.userId), tokenId: Number(row.id) }
+      : { _tag: "Integration", organizationId: Number(row.organizationId), tokenId: Number(row.id) }
+  )
+}
+
 /** Issues, authenticates and revokes API tokens. */
 export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
   effect: Effect.gen(function* () {
@@ -85,15 +109,7 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
         if (!TokenSecret.isWellFormed(token)) return Option.none()
         const digest = TokenSecret.hash(token)
         const rows = yield* sql<TokenRow>`SELECT * FROM api_tokens WHERE token_hash = ${digest}`
-        const row = rows[0]
-        // The index finds the row by hash; comparing in constant time keeps the check itself timing-safe.
-        if (row === undefined || !TokenSecret.hashesEqual(row.tokenHash, digest) || row.revokedAt !== null)
-          return Option.none()
-        const caller: Caller =
-          row.kind === "personal"
-            ? { _tag: "Person", userId: Number(row.userId), tokenId: Number(row.id) }
-            : { _tag: "Integration", organizationId: Number(row.organizationId), tokenId: Number(row.id) }
-        return Option.some(caller)
+        return callerOfRow(rows[0], digest)
       }).pipe(Effect.orDie, Effect.withSpan("Tokens.authenticate"))
 
     /** Revokes a token given its plain value or its numeric id; revoking twice is harmless. */

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import { ServiceAuth, ServiceTokenPresented } from "../Auth/ServiceAuth.js"
 import { Wire } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
@@ -80,16 +80,6 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/organizations/:organization_id/tickets/:ticket_id/")
-      .setPath(TicketPath)
-      .addSuccess(TicketWire)
-      .annotate(OpenApi.Summary, "Read a ticket")
-      .annotate(
-        OpenApi.Description,
-        "Every field of the ticket (messages are listed separately). A merged-away ticket still answers, with `merged_into`."
-      )
-  )
-  .add(
     HttpApiEndpoint.patch("update", "/organizations/:organization_id/tickets/:ticket_id/")
       .setPath(TicketPath)
       .setPayload(TicketUpdate)
@@ -166,7 +156,20 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
           "language. Personal tokens → 403. A transcript sets the language when none is known yet."
       )
   )
+  // Every endpoint above looks the token up before its handler; `get` (added after) checks it in its own read.
+  .middlewareEndpoints(ServiceAuth)
+  .add(
+    HttpApiEndpoint.get("get", "/organizations/:organization_id/tickets/:ticket_id/")
+      .setPath(TicketPath)
+      .addSuccess(TicketWire)
+      .middleware(ServiceTokenPresented)
+      .annotate(OpenApi.Summary, "Read a ticket")
+      .annotate(
+        OpenApi.Description,
+        "Every field of the ticket (messages are listed separately). A merged-away ticket still answers, with `merged_into`."
+      )
+  )
   .addError(Wire.PermissionDenied)
   .addError(Wire.Conflict)
-  .middleware(ServiceAuth)
+  .addError(Wire.Unauthorized)
   .annotate(OpenApi.Title, "Tickets") {}

@@ -1,12 +1,14 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { messageView, type Ticket, ticketView } from "@helpdesk/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { PendingAttachments } from "../Attachments/PendingAttachments.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, PUBLIC_ID_PATTERN } from "../Auth/OrganizationAccess.js"
+import { PresentedToken } from "../Auth/ServiceAuth.js"
+import { Tokens } from "../Auth/Tokens.js"
 import { toJsonValue } from "../EventStore/TicketProjection.js"
-import { NotFound, PermissionDenied, ValidationError } from "../Http/Errors.js"
+import { NotFound, PermissionDenied, Unauthorized, ValidationError } from "../Http/Errors.js"
 import * as Fields from "../Http/Fields.js"
 import { absoluteUrl } from "../Http/Links.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -55,6 +57,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
     const commands = yield* TicketCommands
     const presetFilters = yield* PresetFilters
     const attachments = yield* PendingAttachments
+    const tokens = yield* Tokens
 
     /** Signed download links of every attachment in these views (none: no work). */
     const downloadUrls = (views: ReadonlyArray<ViewJson>) =>
@@ -196,10 +199,16 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const ticketId = yield* ticketIdOf(path.ticket_id)
-          if (!PUBLIC_ID_PATTERN.test(path.organization_id)) return yield* new NotFound()
-          // One round trip for the organization check and the read: every "no" is the same 404.
-          const view = yield* queries.readableView(yield* CurrentCaller, path.organization_id, ticketId)
+          const presented = yield* PresentedToken
+          const ticketId = parseIntegerId(path.ticket_id)
+          if (ticketId === undefined || !PUBLIC_ID_PATTERN.test(path.organization_id)) {
+            // Nothing to read, but a bad token is still a 401 before it is a 404.
+            if (Option.isNone(yield* tokens.authenticate(presented.token))) return yield* Unauthorized.invalidToken()
+            return yield* new NotFound()
+          }
+          // One round trip for the token, the organization check and the read: every "no" after the token is 404.
+          const { caller, view } = yield* queries.readableViewForToken(presented.digest, path.organization_id, ticketId)
+          if (Option.isNone(caller)) return yield* Unauthorized.invalidToken()
           if (view === undefined) return yield* new NotFound()
           return yield* ticketResponse(view)
         })

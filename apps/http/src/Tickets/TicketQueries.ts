@@ -1,6 +1,7 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
+import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
 import * as Ordering from "../Http/Ordering.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
 import type { ViewJson } from "./TicketWire.js"
@@ -62,25 +63,36 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       )
 
     /**
-     * The stored view of a ticket, if the caller may read the organization `publicId` and it has the ticket: the
-     * organization check and the read in one round trip (the hot path of `GET …/tickets/{id}/`). Any reason for
-     * "no" (not a member, another organization's ticket, no such ticket) answers undefined, which is 404 alike.
+     * The token check and the read of `GET …/tickets/{id}/` in one round trip (its hot path): the caller of the token
+     * with this digest (none: unknown or revoked), and the stored view of the ticket if that caller may read the
+     * organization `publicId` and it has the ticket. Any reason for no view (not a member, another organization's
+     * ticket, no such ticket) is the same 404.
      */
-    const readableView = (caller: Caller, publicId: string, ticketId: number): Effect.Effect<ViewJson | undefined> =>
-      (caller._tag === "Person"
-        ? sql<{ view: ViewJson }>`
-            SELECT t.view FROM organizations o
-            JOIN memberships m ON m.organization_id = o.id AND m.user_id = ${caller.userId}
-            JOIN hd_tickets t ON t.ticket_id = ${ticketId} AND t.organization_id = o.id::text
-            WHERE o.public_id = ${publicId}`
-        : sql<{ view: ViewJson }>`
-            SELECT t.view FROM organizations o
-            JOIN hd_tickets t ON t.ticket_id = ${ticketId} AND t.organization_id = o.id::text
-            WHERE o.public_id = ${publicId} AND o.id = ${caller.organizationId}`
-      ).pipe(
-        Effect.map((rows) => rows[0]?.view),
+    const readableViewForToken = (
+      digest: Uint8Array,
+      publicId: string,
+      ticketId: number
+    ): Effect.Effect<{ readonly caller: Option.Option<Caller>; readonly view: ViewJson | undefined }> =>
+      sql<StoredTokenCheck & { readonly view: ViewJson | null }>`
+        SELECT k.id, k.kind, k.user_id, k.organization_id, k.token_hash, k.revoked_at, v.view
+        FROM api_tokens k
+        LEFT JOIN LATERAL (
+          SELECT t.view FROM organizations o
+          JOIN hd_tickets t ON t.ticket_id = ${ticketId} AND t.organization_id = o.id::text
+          WHERE o.public_id = ${publicId}
+            AND CASE k.kind
+              WHEN 'personal' THEN EXISTS (
+                SELECT 1 FROM memberships m WHERE m.organization_id = o.id AND m.user_id = k.user_id)
+              ELSE o.id = k.organization_id
+            END
+        ) v ON true
+        WHERE k.token_hash = ${digest}`.pipe(
+        Effect.map((rows) => {
+          const caller = callerOfRow(rows[0], digest)
+          return { caller, view: Option.isSome(caller) ? (rows[0]?.view ?? undefined) : undefined }
+        }),
         Effect.orDie,
-        Effect.withSpan("TicketQueries.readableView")
+        Effect.withSpan("TicketQueries.readableViewForToken")
       )
 
     /** Whether the organization has this ticket. */
@@ -159,6 +171,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       }
     }
 
-    return { view, readableView, exists, messages, list } as const
+    return { view, readableViewForToken, exists, messages, list } as const
   })
 }) {}
