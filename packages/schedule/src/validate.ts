@@ -1,7 +1,7 @@
 import { DAY_MS, daysFromCivil, daysInMonth } from "./civil.js"
 import type { ScheduleIssue, ScheduleIssueCode } from "./ScheduleError.js"
 import { WEEKDAYS } from "./ScheduleInput.js"
-import { dayHourMinuteFormat } from "./ZoneTable.js"
+import { weekdayTimeFormat } from "./ZoneTable.js"
 
 /** An opening as offsets from the start of its day, in ms; `closeMs` past `DAY_MS` closes on the next day. */
 export interface ParsedRange {
@@ -44,7 +44,7 @@ export const canonicalTimeZone = (timeZone: string): string | undefined => {
   // Offsets such as "+05:00" are not IANA names, whatever the runtime accepts.
   if (!/^[A-Za-z]/.test(timeZone)) return undefined
   try {
-    const canonical = dayHourMinuteFormat(timeZone).resolvedOptions().timeZone
+    const canonical = weekdayTimeFormat(timeZone).resolvedOptions().timeZone
     if (canonicalNames.size >= 1024) canonicalNames.clear()
     canonicalNames.set(timeZone, canonical)
     return canonical

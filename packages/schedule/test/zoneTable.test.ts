@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Temporal } from "temporal-polyfill"
-import { buildZoneTable, offsetAt, resolveWallTime } from "../src/ZoneTable.js"
+import { buildZoneTable, makeMinuteOffsetProbe, makeOffsetProbe, offsetAt, resolveWallTime } from "../src/ZoneTable.js"
 import { transitionsBetween } from "./reference.js"
 
 const ZONES = [
@@ -26,6 +26,30 @@ describe("the zone offset table", () => {
       const before = Temporal.Instant.fromEpochMilliseconds(t - 1).toZonedDateTimeISO(zone).offsetNanoseconds / 1e6
       const after = Temporal.Instant.fromEpochMilliseconds(t).toZonedDateTimeISO(zone).offsetNanoseconds / 1e6
       expect([offsetAt(table, t - 1), offsetAt(table, t)]).toEqual([before, after])
+    }
+  })
+
+  it("reads the same offsets at fixed positions as the exact reader, across 24-hour changes", () => {
+    for (const zone of [
+      ...ZONES,
+      "Pacific/Kiritimati",
+      "Pacific/Chatham",
+      "Asia/Kathmandu",
+      "America/St_Johns",
+      "UTC"
+    ]) {
+      const fast = makeMinuteOffsetProbe(zone)
+      const exact = makeOffsetProbe(zone)
+      let seed = 7
+      for (let i = 0; i < 400; i++) {
+        seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648
+        // Whole minutes from 1970 to 2060, and the days around Samoa's skipped 30 December 2011.
+        const instant =
+          i < 300
+            ? Math.floor((seed / 2_147_483_648) * 47_000_000) * 60_000
+            : Date.UTC(2011, 11, 28) + Math.floor((seed / 2_147_483_648) * 4 * 1440) * 60_000
+        expect(fast(instant), `${zone} ${new Date(instant).toISOString()}`).toBe(exact(instant))
+      }
     }
   })
 
