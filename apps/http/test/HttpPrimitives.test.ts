@@ -1,10 +1,12 @@
+import { HttpServerResponse } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, FastCheck, Schema } from "effect"
+import { Cause, Effect, Either, FastCheck, FiberId, Schema } from "effect"
 import * as TokenSecret from "../src/Auth/TokenSecret.js"
 import * as Fields from "../src/Http/Fields.js"
 import * as Ordering from "../src/Http/Ordering.js"
 import * as Pagination from "../src/Http/Pagination.js"
 import { decodeValue, formToObject } from "../src/Http/RequestBody.js"
+import { isExpectedEnd } from "../src/Http/WireMiddleware.js"
 import * as PublicId from "../src/Organizations/PublicId.js"
 import { containsPattern, fold, terms } from "../src/Search/SearchText.js"
 
@@ -196,5 +198,15 @@ describe("identifiers", () => {
     assert.strictEqual(TokenSecret.hash(a).length, 32)
     assert.isTrue(TokenSecret.hashesEqual(TokenSecret.hash(a), TokenSecret.hash(a)))
     assert.isFalse(TokenSecret.hashesEqual(TokenSecret.hash(a), TokenSecret.hash(b)))
+  })
+})
+
+describe("isExpectedEnd (what the wire middleware does not log as an unexpected failure)", () => {
+  it("a client gone before its answer (499), an interruption and no route are expected; a defect or a 500 is not", () => {
+    assert.isTrue(isExpectedEnd(Cause.fail(HttpServerResponse.empty({ status: 499 }))))
+    assert.isTrue(isExpectedEnd(Cause.interrupt(FiberId.none)))
+    assert.isTrue(isExpectedEnd(Cause.fail({ _tag: "RouteNotFound" })))
+    assert.isFalse(isExpectedEnd(Cause.fail(HttpServerResponse.empty({ status: 500 }))))
+    assert.isFalse(isExpectedEnd(Cause.die(new Error("boom"))))
   })
 })

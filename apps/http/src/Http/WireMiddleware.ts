@@ -42,6 +42,16 @@ const finishResponse =
   }
 
 /**
+ * Ends of a request that are not failures of the service: an interruption, no route, or a client that went away
+ * before its answer (the platform's `499`, which would otherwise be logged as an unexpected failure).
+ */
+export const isExpectedEnd = (cause: Cause.Cause<unknown>): boolean => {
+  if (Cause.isInterruptedOnly(cause)) return true
+  const error = Cause.squash(cause)
+  return isTagged(error, "RouteNotFound") || (HttpServerResponse.isServerResponse(error) && error.status === 499)
+}
+
+/**
  * The wire conventions that apply before routing and after everything else (pass it to
  * `HttpApiBuilder.serve`):
  * - a path without its trailing slash: GET/HEAD → `301` to the slashed path; other methods → `404` naming it;
@@ -72,7 +82,7 @@ export const wireConventions =
       yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, options.allowedMethods))
       return yield* app.pipe(
         Effect.tapErrorCause((cause) =>
-          Cause.isInterruptedOnly(cause) || isTagged(Cause.squash(cause), "RouteNotFound")
+          isExpectedEnd(cause)
             ? Effect.void
             : Effect.logError("Unexpected failure", cause).pipe(
                 Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url })
