@@ -97,9 +97,13 @@ const conventions = wireConventions({ allowedMethods: routeMethods(apiRoutes) })
 /**
  * The HTTP application on whichever `HttpServer` is provided: routes, `/openapi.json`, `/docs`, the wire
  * conventions. Needs the `SqlClient` (with migrations run) and an `HttpServer`.
+ *
+ * Tracing is off unless `tracing: true` (docs/decisions/0780-tracing-off-without-exporter.md): the service ships
+ * no span exporter, and spans nobody receives cost every request (the HTTP span alone parses the URL and copies
+ * the headers). An embedding application that provides a tracer passes `tracing: true`.
  */
-export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
-  HttpApiBuilder.serve((app) =>
+export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly tracing?: boolean } = {}) => {
+  const app = HttpApiBuilder.serve((app) =>
     options.logRequests ? HttpMiddleware.logger(conventions(app)) : conventions(app)
   ).pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
@@ -107,6 +111,13 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean } = {}) =>
     Layer.provide(DecodeErrorsAsFieldErrors),
     Layer.provide(ApiLive)
   )
+  return options.tracing === true
+    ? app
+    : app.pipe(
+        HttpMiddleware.withTracerDisabledWhen(() => true),
+        Layer.provide(Layer.setTracerEnabled(false))
+      )
+}
 
 /**
  * Background work the service runs beside its HTTP endpoints (and `helpdesk worker` alone); safe on any number of

@@ -13,19 +13,23 @@ export class TestApp extends Context.Tag("test/TestApp")<TestApp, { readonly bas
  * port 0, plus the repositories for fixtures. Use with `layer(TestAppLive, { excludeTestServices: true })` so
  * the server runs on the real clock.
  */
-export const TestAppLive = Layer.effect(
-  TestApp,
-  Effect.map(HttpServer.HttpServer, (server) => {
-    const address = server.address
-    if (address._tag !== "TcpAddress") throw new Error("expected a TCP server")
-    return { baseUrl: `http://127.0.0.1:${address.port}` }
-  })
-).pipe(
-  Layer.provideMerge(HttpAppLive()),
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
-  Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(TestDatabaseLive)
-)
+export const testAppLive = (options: Parameters<typeof HttpAppLive>[0] = {}) =>
+  Layer.effect(
+    TestApp,
+    Effect.map(HttpServer.HttpServer, (server) => {
+      const address = server.address
+      if (address._tag !== "TcpAddress") throw new Error("expected a TCP server")
+      return { baseUrl: `http://127.0.0.1:${address.port}` }
+    })
+  ).pipe(
+    Layer.provideMerge(HttpAppLive(options)),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(TestDatabaseLive)
+  )
+
+/** {@link testAppLive} with the service's defaults. */
+export const TestAppLive = testAppLive()
 
 /** A response as a black-box client sees it. */
 export interface TestResponse {
