@@ -20,7 +20,7 @@ const isEmpty = (response: HttpServerResponse.HttpServerResponse) => response.bo
  * becomes the 500 body with the request id, and every 401 gets `WWW-Authenticate`.
  */
 const finishResponse =
-  (requestId: string, allowedMethods: (pathname: string) => ReadonlyArray<string>) =>
+  (requestId: () => string, allowedMethods: (pathname: string) => ReadonlyArray<string>) =>
   (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
     if (response.status === 401)
       return Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", "X-Service-Token"))
@@ -36,7 +36,7 @@ const finishResponse =
     }
     if (response.status >= 500 && isEmpty(response))
       return Effect.succeed(
-        json(500, { detail: "Internal server error.", request_id: requestId }, { "x-request-id": requestId })
+        json(500, { detail: "Internal server error.", request_id: requestId() }, { "x-request-id": requestId() })
       )
     return Effect.succeed(response)
   }
@@ -68,24 +68,32 @@ export const wireConventions =
   (app: HttpApp.Default): HttpApp.Default =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const url = new URL(request.url, "http://service")
-      if (!url.pathname.endsWith("/") && !UNSLASHED_PATHS.has(url.pathname)) {
-        const slashed = `${url.pathname}/`
+      // The path as the router sees it (no URL parsing on every request).
+      const queryAt = request.url.indexOf("?")
+      const pathname = queryAt < 0 ? request.url : request.url.slice(0, queryAt)
+      if (!pathname.endsWith("/") && !UNSLASHED_PATHS.has(pathname)) {
+        const slashed = `${pathname}/`
         if (request.method === "GET" || request.method === "HEAD") {
-          return HttpServerResponse.empty({ status: 301, headers: { location: `${slashed}${url.search}` } })
+          const search = queryAt < 0 ? "" : request.url.slice(queryAt)
+          return HttpServerResponse.empty({ status: 301, headers: { location: `${slashed}${search}` } })
         }
         return json(404, {
           detail: `Not found. Every path ends with a slash: ${request.method} ${slashed} (no redirect is made for ${request.method}).`
         })
       }
-      const requestId = randomUUID()
+      // Made only when something needs it (a 500 and its log line), then the same for both.
+      let id: string | undefined
+      const requestId = () => {
+        id ??= randomUUID()
+        return id
+      }
       yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, options.allowedMethods))
       return yield* app.pipe(
         Effect.tapErrorCause((cause) =>
           isExpectedEnd(cause)
             ? Effect.void
             : Effect.logError("Unexpected failure", cause).pipe(
-                Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url })
+                Effect.annotateLogs({ request_id: requestId(), method: request.method, url: request.url })
               )
         )
       )
