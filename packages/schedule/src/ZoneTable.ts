@@ -1,4 +1,4 @@
-import { DAY_MS, daysFromCivil } from "./civil.js"
+import { civilFromDays, DAY_MS, daysFromCivil, daysInMonth } from "./civil.js"
 
 /**
  * A time zone's UTC offsets as a table of transitions over a window of years, built once per zone
@@ -210,10 +210,15 @@ export const zoneTableFor = (timeZone: string, now: number = Date.now()): ZoneTa
 }
 
 /**
- * Builds the table for `[fromYear-01-01, toYear-01-01)` UTC: samples the offset every 19 days (fewer
- * for the zones listed above), and where two samples differ finds the exact transition, first by trying where last year's
- * transition of the same kind predicts it (same weekday 52 or 53 weeks later, or same date), then by
- * bisection to the minute and the second.
+ * Builds the table for `[fromYear-01-01, toYear-01-01)` UTC (decision record 0100): samples the offset
+ * every 19 days (fewer for the zones listed above), and where two samples differ finds the exact
+ * transition (see `findTransition`).
+ *
+ * No two changes of a zone are closer than its step, so samples at most a step apart see every change,
+ * one change at most between two samples; and after a change found at `t` the next one is no earlier
+ * than `t + step` and the one after it no earlier than `t + 2 steps`: the next sample can be taken just
+ * before `t + 2 steps`, and still at most one change lies between it and the sample before. Only a pair
+ * of changes closer than the step can be missed, as with plain sampling.
  */
 export const buildZoneTable = (timeZone: string, fromYear: number, toYear: number): ZoneTable => {
   const probe = makeMinuteOffsetProbe(timeZone)
@@ -222,59 +227,228 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
   const step = sampleDaysFor(timeZone) * DAY_MS
   const transitions: Array<number> = []
   const offsets: Array<number> = []
+  const found = { offset: 0 }
   let current = probe(windowStart)
   offsets.push(current)
   // UTC and the Etc/ zones are fixed offsets by definition: one reading is the whole table.
   const fixed = timeZone === "UTC" || timeZone.startsWith("Etc/")
   let at = windowStart
-  const last = fixed ? windowStart : windowEnd - 60_000
+  let next = windowStart + step
+  const last = fixed ? windowStart : windowEnd - MINUTE_MS
   while (at < last) {
-    const next = Math.min(at + step, last)
-    const nextOffset = probe(next)
-    if (nextOffset === current) {
-      at = next
-      continue
+    const sampleAt = Math.min(next, last)
+    const sampled = probe(sampleAt)
+    if (sampled === current) {
+      next = sampleAt + step
+    } else {
+      // One change between the samples; more only if the zone breaks the step's premise: find them all.
+      let before = current
+      let change = at
+      do {
+        change = findTransition(probe, change, before, sampleAt, sampled, transitions, offsets, found)
+        transitions.push(change)
+        offsets.push(found.offset)
+        before = found.offset
+      } while (before !== sampled)
+      current = sampled
+      next = change + 2 * step - MINUTE_MS
     }
-    const found = findTransition(probe, at, current, next, transitions, offsets)
-    transitions.push(found)
-    current = probe(found)
-    offsets.push(current)
-    // Another change may hide between this transition and the next sample: look again from here.
-    at = found
+    at = sampleAt
   }
   return tableFrom(timeZone, windowStart, windowEnd, transitions, offsets)
 }
 
-const PREDICTION_DAYS = [364, 371, 365, 366, 357] as const
+const QUARTER_HOUR_MS = 15 * MINUTE_MS
+/** Days from a transition to where last year's rule would put this year's: same weekday, then same date. */
+const WEEKLY_PREDICTIONS = [364, 371, 357, 350, 378] as const
 
+/**
+ * The first instant in `(lo, hi]` whose offset is not `before` (`hiOffset` is the offset at `hi`), to
+ * the minute; its offset goes to `found.offset`. Every probe narrows `(lo, hi]`, so a wrong guess costs
+ * one or two probes and loses nothing:
+ * 1. where last year's transition that left the same offset predicts it, at the same wall time: the
+ *    same week of the month first (second Sunday, last Sunday…), or the same date when last year's came
+ *    on the same date as the year before; each confirmed by probes at `t − 1 min` and `t`;
+ * 2. bisection over the days, at that wall time (transitions keep their time of day);
+ * 3. bisection over quarter hours (transitions are at whole quarter hours UTC in practice), then minutes.
+ */
 const findTransition = (
   probe: OffsetProbe,
-  from: number,
+  lo: number,
   before: number,
-  to: number,
+  hi: number,
+  hiOffset: number,
   transitions: ReadonlyArray<number>,
-  offsets: ReadonlyArray<number>
+  offsets: ReadonlyArray<number>,
+  found: { offset: number }
 ): number => {
-  // Predict from the latest earlier transition that left the same offset.
-  for (let i = transitions.length - 1; i >= 0; i--) {
-    if (offsets[i] !== before) continue
-    const previous = transitions[i]!
-    for (const days of PREDICTION_DAYS) {
-      const candidate = previous + days * DAY_MS
-      if (candidate <= from || candidate > to) continue
-      if (probe(candidate) !== before && probe(candidate - 60_000) === before) return candidate
+  let same = transitions.length - 1
+  while (same >= 0 && offsets[same] !== before) same--
+  const anchor = same >= 0 ? same : transitions.length - 1
+  if (anchor >= 0) {
+    // Wall time of the anchor transition on the clock before it; this one is looked for at that wall time.
+    const wall = transitions[anchor]! + offsets[anchor]!
+    const anchorDay = Math.floor(wall / DAY_MS)
+    const atDay0 = wall - anchorDay * DAY_MS - before
+    if (same >= 0) {
+      for (const day of predictedDays(anchorDay, transitions, offsets, same, before)) {
+        const candidate = day * DAY_MS + atDay0
+        if (candidate <= lo || candidate > hi) continue
+        const offset = probe(candidate)
+        if (offset === before) {
+          lo = candidate
+          continue
+        }
+        hi = candidate
+        hiOffset = offset
+        const previous = candidate - MINUTE_MS === lo ? before : probe(candidate - MINUTE_MS)
+        if (previous === before) {
+          found.offset = offset
+          return candidate
+        }
+        hi = candidate - MINUTE_MS
+        hiOffset = previous
+      }
     }
-    break
+    let dayLo = Math.floor((lo - atDay0) / DAY_MS) + 1
+    let dayHi = Math.floor((hi - atDay0) / DAY_MS)
+    let onDay = false
+    while (dayLo <= dayHi) {
+      const day = Math.floor((dayLo + dayHi) / 2)
+      const candidate = day * DAY_MS + atDay0
+      const offset = probe(candidate)
+      if (offset === before) {
+        lo = candidate
+        dayLo = day + 1
+      } else {
+        hi = candidate
+        hiOffset = offset
+        dayHi = day - 1
+        onDay = true
+      }
+    }
+    if (onDay) {
+      const previous = hi - MINUTE_MS <= lo ? before : probe(hi - MINUTE_MS)
+      if (previous === before) {
+        found.offset = hiOffset
+        return hi
+      }
+      hi -= MINUTE_MS
+      hiOffset = previous
+    }
   }
-  // Bisect on whole minutes: every offset change since 1972 is at a whole minute.
-  let low = from
-  let high = to
-  while (high - low > 60_000) {
-    const mid = low + Math.max(60_000, Math.floor((high - low) / 120_000) * 60_000)
-    if (probe(mid) === before) low = mid
-    else high = mid
+  for (;;) {
+    const first = Math.floor(lo / QUARTER_HOUR_MS) + 1
+    const lastQuarter = Math.ceil(hi / QUARTER_HOUR_MS) - 1
+    if (first > lastQuarter) break
+    const mid = Math.floor((first + lastQuarter) / 2) * QUARTER_HOUR_MS
+    const offset = probe(mid)
+    if (offset === before) lo = mid
+    else {
+      hi = mid
+      hiOffset = offset
+    }
   }
-  return high
+  if (hi % QUARTER_HOUR_MS === 0 && hi - MINUTE_MS > lo) {
+    const previous = probe(hi - MINUTE_MS)
+    if (previous === before) {
+      found.offset = hiOffset
+      return hi
+    }
+    hi -= MINUTE_MS
+    hiOffset = previous
+  }
+  // Every offset change since 1972 is at a whole minute.
+  while (hi - lo > MINUTE_MS) {
+    const mid = lo + Math.max(MINUTE_MS, Math.floor((hi - lo) / (2 * MINUTE_MS)) * MINUTE_MS)
+    const offset = probe(mid)
+    if (offset === before) lo = mid
+    else {
+      hi = mid
+      hiOffset = offset
+    }
+  }
+  found.offset = hiOffset
+  return hi
+}
+
+/** Days in a lunar year: Ramadan-bound transitions (Morocco) come back about this much later. */
+const LUNAR_YEAR_DAYS = 354.367
+
+/**
+ * How likely a day of month `N` is as the start of a "weekday on or after the N-th" rule (`lastDays`:
+ * the month's length): the last seven days first, then the first and second weeks, as in the tz rules.
+ */
+const ruleStartScore = (n: number, monthDays: number): number =>
+  n === monthDays - 6 ? 5 : n === 1 || n === 8 ? 4 : n === 2 || n === 15 ? 3 : n === 22 ? 2 : 0
+
+/**
+ * Local day numbers where next year's transition of the kind of `same` (at local day `day`) is likely,
+ * best first. History: up to four transitions that left the same offset about a year apart. A candidate
+ * is a day 50 to 54 weeks later (same weekday) or the same date next year, and scores by which rule
+ * explains it with the history: the same date every year; a "weekday on or after day N of this month"
+ * rule, higher for the usual N (last week, 1, 8…); a weekday near a date that moves by a lunar year.
+ */
+const predictedDays = (
+  day: number,
+  transitions: ReadonlyArray<number>,
+  offsets: ReadonlyArray<number>,
+  same: number,
+  before: number
+): Array<number> => {
+  const history = [day]
+  for (let i = same - 1; i >= 0 && history.length < 4; i--) {
+    if (offsets[i] !== before) continue
+    const earlier = Math.floor((transitions[i]! + offsets[i]!) / DAY_MS)
+    const gap = history[history.length - 1]! - earlier
+    if (gap < 340 || gap > 380) break
+    history.push(earlier)
+  }
+  const [year, month, dayOfMonth] = civilFromDays(day)
+  // Days of month of the history while it stays in this month (a weekday rule keeps its month).
+  let lowest = dayOfMonth
+  let highest = dayOfMonth
+  let sameMonth = true
+  let sameDate = history.length > 1
+  for (let j = 1; j < history.length; j++) {
+    const [, m, d] = civilFromDays(history[j]!)
+    if (m !== month) sameMonth = false
+    if (m !== month || d !== dayOfMonth) sameDate = false
+    lowest = Math.min(lowest, d)
+    highest = Math.max(highest, d)
+  }
+  const candidates: Array<number> = []
+  const scores: Array<number> = []
+  if (dayOfMonth <= daysInMonth(year + 1, month)) {
+    candidates.push(daysFromCivil(year + 1, month, dayOfMonth))
+    scores.push(sameDate ? 6 : 0.5)
+  }
+  for (const gap of WEEKLY_PREDICTIONS) {
+    const candidate = day + gap
+    const [y, m, d] = civilFromDays(candidate)
+    let score = 0
+    if (sameMonth && m === month) {
+      // Feasible N: every day of the history and the candidate within [N, N + 6].
+      const from = Math.max(highest, d) - 6
+      const to = Math.min(lowest, d)
+      for (let n = Math.max(1, from); n <= to; n++) score = Math.max(score, 1, ruleStartScore(n, daysInMonth(y, m)))
+    }
+    if (score === 0) {
+      // Feasible lunar drift: one point of the drifting date within 6 days after every transition.
+      let from = candidate
+      let to = candidate + 6
+      for (let j = 0; j < history.length; j++) {
+        const ideal = history[j]! + (j + 1) * LUNAR_YEAR_DAYS
+        from = Math.max(from, ideal)
+        to = Math.min(to, ideal + 6)
+      }
+      if (from <= to) score = 1
+    }
+    candidates.push(candidate)
+    scores.push(score)
+  }
+  const order = candidates.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b)
+  return order.map((i) => candidates[i]!)
 }
 
 const tableFrom = (

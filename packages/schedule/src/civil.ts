@@ -35,3 +35,15 @@ export const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 1
 
 export const daysInMonth = (year: number, month: number): number =>
   month === 2 ? (isLeapYear(year) ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+
+/** Year, month (1..12) and day of a day number (the inverse of `daysFromCivil`). */
+export const civilFromDays = (dayNumber: number): readonly [year: number, month: number, day: number] => {
+  const z = dayNumber + 719_468
+  const era = Math.floor(z / 146_097)
+  const doe = z - era * 146_097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
+  const mp = Math.floor((5 * doy + 2) / 153)
+  const month = mp < 10 ? mp + 3 : mp - 9
+  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, doy - Math.floor((153 * mp + 2) / 5) + 1]
+}
