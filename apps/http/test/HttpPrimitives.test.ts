@@ -1,12 +1,12 @@
-import { HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Effect, Either, FastCheck, FiberId, Schema } from "effect"
+import { Cause, Effect, Either, FastCheck, FiberId, HashMap, Logger, Option, Schema } from "effect"
 import * as TokenSecret from "../src/Auth/TokenSecret.js"
 import * as Fields from "../src/Http/Fields.js"
 import * as Ordering from "../src/Http/Ordering.js"
 import * as Pagination from "../src/Http/Pagination.js"
 import { decodeValue, formToObject } from "../src/Http/RequestBody.js"
-import { isExpectedEnd } from "../src/Http/WireMiddleware.js"
+import { isExpectedEnd, wireConventions } from "../src/Http/WireMiddleware.js"
 import * as PublicId from "../src/Organizations/PublicId.js"
 import { containsPattern, fold, terms } from "../src/Search/SearchText.js"
 
@@ -208,5 +208,28 @@ describe("isExpectedEnd (what the wire middleware does not log as an unexpected 
     assert.isTrue(isExpectedEnd(Cause.fail({ _tag: "RouteNotFound" })))
     assert.isFalse(isExpectedEnd(Cause.fail(HttpServerResponse.empty({ status: 500 }))))
     assert.isFalse(isExpectedEnd(Cause.die(new Error("boom"))))
+  })
+})
+
+describe("wireConventions on a defect", () => {
+  it("answers 500 with a request id, the same in the body, the header and the log line", async () => {
+    const logged: Array<unknown> = []
+    const app = wireConventions({ allowedMethods: () => [] })(
+      Effect.die(new Error("boom")) as unknown as HttpApp.Default
+    ).pipe(
+      Effect.provide(
+        Logger.replace(
+          Logger.defaultLogger,
+          Logger.make(({ annotations }) => logged.push(HashMap.get(annotations, "request_id")))
+        )
+      )
+    )
+    const response = await HttpApp.toWebHandler(app)(new Request("http://service/anything/"))
+    assert.strictEqual(response.status, 500)
+    const body = await response.json()
+    assert.strictEqual(body.detail, "Internal server error.")
+    assert.match(body.request_id, /^[0-9a-f-]{36}$/)
+    assert.strictEqual(response.headers.get("x-request-id"), body.request_id)
+    assert.deepStrictEqual(logged, [Option.some(body.request_id)])
   })
 })
