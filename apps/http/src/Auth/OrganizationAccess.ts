@@ -44,7 +44,10 @@ export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@h
         if (row === undefined) return yield* new NotFound()
         if (access === "write" && !canWrite(row.role)) return yield* new PermissionDenied()
         return { organizationId: Number(row.id), publicId, role: row.role }
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("OrganizationAccess.require"))
+      }).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("OrganizationAccess.require", { captureStackTrace: false })
+      )
 
     return { require } as const
   })

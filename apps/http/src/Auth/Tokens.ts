@@ -110,7 +110,7 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
         const digest = TokenSecret.hash(token)
         const rows = yield* sql<TokenRow>`SELECT * FROM api_tokens WHERE token_hash = ${digest}`
         return callerOfRow(rows[0], digest)
-      }).pipe(Effect.orDie, Effect.withSpan("Tokens.authenticate"))
+      }).pipe(Effect.orDie, Effect.withSpan("Tokens.authenticate", { captureStackTrace: false }))
 
     /** Revokes a token given its plain value or its numeric id; revoking twice is harmless. */
     const revoke = (reference: string): Effect.Effect<TokenRecord, TokenNotFound> =>

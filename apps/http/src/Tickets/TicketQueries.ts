@@ -59,7 +59,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         SELECT view FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
         Effect.map((rows) => rows[0]?.view),
         Effect.orDie,
-        Effect.withSpan("TicketQueries.view")
+        Effect.withSpan("TicketQueries.view", { captureStackTrace: false })
       )
 
     /**
@@ -92,7 +92,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
           return { caller, view: Option.isSome(caller) ? (rows[0]?.view ?? undefined) : undefined }
         }),
         Effect.orDie,
-        Effect.withSpan("TicketQueries.readableViewForToken")
+        Effect.withSpan("TicketQueries.readableViewForToken", { captureStackTrace: false })
       )
 
     /** Whether the organization has this ticket. */
