@@ -259,6 +259,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
 }
 
 const QUARTER_HOUR_MS = 15 * MINUTE_MS
+const FIRST_WALL_TIMES: ReadonlyArray<number> = [2 * HOUR_MS]
 /** Days from a transition to where last year's rule would put this year's: same weekday, then same date. */
 const WEEKLY_PREDICTIONS = [364, 371, 357, 350, 378] as const
 
@@ -282,15 +283,30 @@ const findTransition = (
   offsets: ReadonlyArray<number>,
   found: { offset: number }
 ): number => {
+  // The latest transition that left the same offset about a year or more earlier (a zone may leave an
+  // offset twice a year, as Morocco did for summer time and Ramadan), else the latest one that did.
   let same = transitions.length - 1
-  while (same >= 0 && offsets[same] !== before) same--
+  while (same >= 0 && (offsets[same] !== before || transitions[same]! > hi - 300 * DAY_MS)) same--
+  if (same < 0) {
+    same = transitions.length - 1
+    while (same >= 0 && offsets[same] !== before) same--
+  }
   const anchor = same >= 0 ? same : transitions.length - 1
+  // Wall times of day to look at, on the clock before the change: the anchor's (the latest transition
+  // that left the same offset, else the latest), then the anchor's UTC time of day (Europe changes at
+  // 01:00 UTC both ways); with no transition yet, 02:00, the most common.
+  let anchorDay = 0
+  let wallTimes: ReadonlyArray<number> = FIRST_WALL_TIMES
   if (anchor >= 0) {
-    // Wall time of the anchor transition on the clock before it; this one is looked for at that wall time.
     const wall = transitions[anchor]! + offsets[anchor]!
-    const anchorDay = Math.floor(wall / DAY_MS)
-    const atDay0 = wall - anchorDay * DAY_MS - before
-    if (same >= 0) {
+    anchorDay = Math.floor(wall / DAY_MS)
+    const utc = transitions[anchor]! - Math.floor(transitions[anchor]! / DAY_MS) * DAY_MS
+    wallTimes = [wall - anchorDay * DAY_MS, utc + before]
+  }
+  for (let w = 0; w < wallTimes.length; w++) {
+    // The instant of local day `day` at that wall time is `day * DAY_MS + atDay0`.
+    const atDay0 = wallTimes[w]! - before
+    if (w === 0 && same >= 0) {
       for (const day of predictedDays(anchorDay, transitions, offsets, same, before)) {
         const candidate = day * DAY_MS + atDay0
         if (candidate <= lo || candidate > hi) continue
@@ -301,7 +317,7 @@ const findTransition = (
         }
         hi = candidate
         hiOffset = offset
-        const previous = candidate - MINUTE_MS === lo ? before : probe(candidate - MINUTE_MS)
+        const previous = candidate - MINUTE_MS <= lo ? before : probe(candidate - MINUTE_MS)
         if (previous === before) {
           found.offset = offset
           return candidate
@@ -401,7 +417,8 @@ const predictedDays = (
     if (offsets[i] !== before) continue
     const earlier = Math.floor((transitions[i]! + offsets[i]!) / DAY_MS)
     const gap = history[history.length - 1]! - earlier
-    if (gap < 340 || gap > 380) break
+    if (gap < 340) continue // another kind of change that left the same offset
+    if (gap > 380) break
     history.push(earlier)
   }
   const [year, month, dayOfMonth] = civilFromDays(day)
