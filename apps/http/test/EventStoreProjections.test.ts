@@ -15,7 +15,7 @@ import { DateTime, Effect, Either, Exit } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import type { InlineProjection } from "../src/EventStore/InlineProjection.js"
 import { RebuildInProgress, rebuildProjections } from "../src/EventStore/Rebuild.js"
-import { ticketProjection, toJsonValue } from "../src/EventStore/TicketProjection.js"
+import { ticketProjection, ticketReplayer, toJsonValue } from "../src/EventStore/TicketProjection.js"
 import { appendTo, databaseStartup, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
 import { ticketLifecycle } from "./eventstore/ticketWorkload.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
@@ -36,6 +36,34 @@ const counts: InlineProjection = {
       }
     }),
   reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM test_counts`).pipe(Effect.asVoid)
+}
+
+/**
+ * A projection with a replayer that records each replayed event's global position; its writes fail on a batch
+ * holding a `Boom` event (which `apply` ignores, so such an event can be stored).
+ */
+const replayed: InlineProjection = {
+  name: "test-replayed",
+  eventTypes: ["Counted", "Boom"],
+  apply: () => Effect.void,
+  reset: Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.zipRight(
+      sql`CREATE TABLE IF NOT EXISTS test_replayed (global_position bigint PRIMARY KEY)`,
+      sql`DELETE FROM test_replayed`
+    )
+  ).pipe(Effect.asVoid),
+  replayer: () => ({
+    prepare: (events) =>
+      Effect.succeed(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`
+            INSERT INTO test_replayed (global_position)
+            SELECT unnest(${events.map((e) => e.globalPosition.toString())}::bigint[])`
+          if (events.some((e) => e.type === "Boom")) yield* sql`SELECT 1 / 0`
+        })
+      )
+  })
 }
 
 const countOf = (streamId: string) =>
@@ -130,6 +158,29 @@ describe("inline projections", () => {
         expect(yield* store.readStream(other)).toEqual([])
         expect([yield* countOf(id), yield* countOf(other)]).toEqual([0, 0])
       })
+    )
+
+    it.effect(
+      "given a rebuild whose batch fails, then the batches before it stay, it rolls back and none after it runs",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const store = yield* EventStore
+          const events = [1, 2, 3, 4, 5].map(() => newEvent("Counted"))
+          events.splice(3, 0, newEvent("Boom"))
+          yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, events)])
+          const log = (yield* everyEvent).filter((e) => e.type === "Counted" || e.type === "Boom")
+          const failing = Math.floor(log.findIndex((e) => e.type === "Boom") / 2) * 2
+          expect(failing).toBeLessThan(log.length - 2)
+
+          const exit = yield* Effect.exit(rebuildProjections([replayed], { batchSize: 2 }))
+          expect(Exit.isFailure(exit)).toBe(true)
+          const rows = yield* sql<{ globalPosition: string }>`
+          SELECT global_position FROM test_replayed ORDER BY global_position`
+          expect(rows.map((r) => r.globalPosition)).toEqual(
+            log.slice(0, failing).map((e) => e.globalPosition.toString())
+          )
+        })
     )
   })
 })
@@ -249,6 +300,25 @@ describe("ticket read models", () => {
       })
     )
 
+    it.effect("given a replay that skips events committed out of global order, then it folds the stream again", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* runLifecycle(11)
+        const expected = yield* domainViews(11)
+        const stream = (yield* everyEvent).filter((e) => e.streamId === ticketStreamId(11))
+        yield* sql`DELETE FROM hd_tickets WHERE ticket_id = 11`
+        yield* sql`DELETE FROM hd_ticket_messages WHERE ticket_id = 11`
+        const replayer = ticketReplayer()
+        // Events 1–3, then 5… (as if event 4 had committed after the rebuild read past its position).
+        yield* sql.withTransaction(yield* replayer.prepare(stream.slice(0, 3)))
+        expect((yield* ticketRow(11))!.version).toBe("3")
+        yield* sql.withTransaction(yield* replayer.prepare(stream.slice(4)))
+        expect((yield* ticketRow(11))!.version).toBe(String(expected.version))
+        expect((yield* ticketRow(11))!.view).toEqual(expected.ticket)
+        expect((yield* messageRows(11)).map((r) => r.view)).toEqual(expected.messages)
+      })
+    )
+
     it.effect("given a row that was lost, then the next append folds the whole stream back into it", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -260,6 +330,52 @@ describe("ticket read models", () => {
         const expected = yield* domainViews(8)
         expect((yield* ticketRow(8))!.view).toEqual(expected.ticket)
         expect((yield* messageRows(8)).map((r) => r.view)).toEqual(expected.messages)
+      })
+    )
+  })
+})
+
+// PGlite serves one session: concurrent connections' transactions are one, and their exchanges can be mixed up.
+describe.runIf(usesRealPostgres)("ticket projection rebuild beside other connections", () => {
+  layer(eventStoreOnFreshDatabase([ticketProjection]), { timeout: databaseStartup })((it) => {
+    it.effect("given a rebuild that keeps one stream in memory, then streams it dropped are read again", () =>
+      Effect.gen(function* () {
+        // Two lives interleaved, command by command: every batch holds both streams, one of which was dropped.
+        const [nine, ten] = [ticketLifecycle(9), ticketLifecycle(10)]
+        for (let i = 0; i < Math.max(nine.length, ten.length); i++) {
+          for (const command of [nine[i], ten[i]]) if (command !== undefined) yield* executeTicketCommand(command)
+        }
+        const before = yield* readModels
+        const forgetful = { ...ticketProjection, replayer: () => ticketReplayer({ streamsKept: 1 }) }
+        yield* rebuildProjections([forgetful], { batchSize: 5 })
+        expect(yield* readModels).toEqual(before)
+      })
+    )
+
+    it.effect("given appends while a rebuild runs, then the rows end as a quiet rebuild makes them", () =>
+      Effect.gen(function* () {
+        yield* runLifecycle(12)
+        const lives = [13, 14, 15].map((id) => ticketLifecycle(id))
+        yield* Effect.forEach(lives, (life) => Effect.forEach(life.slice(0, 3), (c) => executeTicketCommand(c)), {
+          discard: true
+        })
+        yield* Effect.all(
+          [
+            rebuildProjections([ticketProjection], { batchSize: 3 }),
+            Effect.forEach(lives, (life) => Effect.forEach(life.slice(3), (c) => executeTicketCommand(c)), {
+              concurrency: "unbounded",
+              discard: true
+            })
+          ],
+          { concurrency: "unbounded" }
+        )
+        const during = yield* readModels
+        yield* rebuildProjections([ticketProjection])
+        expect(during).toEqual(yield* readModels)
+        for (const id of [12, 13, 14, 15]) {
+          const expected = yield* domainViews(id)
+          expect((yield* ticketRow(id))!.view).toEqual(expected.ticket)
+        }
       })
     )
   })

@@ -34,3 +34,21 @@ export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   transactionId: BigInt(row.transactionId),
   createdAt: row.createdAt
 })
+
+/**
+ * An `hd_events` row read as an array of values (`sql\`SELECT ${eventColumns(sql)} …\`.values`), in the order of
+ * {@link eventColumns}, as a {@link RecordedEvent}. Reads of many rows (the rebuild) take this form: `pg` builds
+ * no object per row and the client renames no columns, which was a tenth of a rebuild's time in `pg` alone.
+ */
+export const valuesToRecordedEvent = (row: ReadonlyArray<unknown>): RecordedEvent => ({
+  eventId: row[4] as string,
+  type: row[5] as string,
+  schemaVersion: row[6] as number,
+  data: row[7],
+  metadata: row[8] as Record<string, unknown>,
+  streamId: row[2] as string,
+  streamPosition: Number(row[3]),
+  globalPosition: BigInt(row[0] as string),
+  transactionId: BigInt(row[1] as string),
+  createdAt: row[9] as Date
+})

@@ -19,6 +19,28 @@ export interface InlineProjection {
   readonly apply: (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
   /** Removes every row it maintains, before a rebuild replays the log into it. */
   readonly reset: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+  /**
+   * Optional, for rebuilds: a fresh {@link Replayer} for one rebuild. Without it a rebuild calls `apply` with each
+   * batch inside the batch's transaction.
+   */
+  readonly replayer?: () => Replayer
+}
+
+/**
+ * What a projection does with the batches of one rebuild (docs/decisions/0303-projection-rebuild.md). `prepare`
+ * receives every batch once, in global order, one after the other; it may keep what it folded in memory for the
+ * next batches and may read the event log, but writes nothing: it returns the batch's writes, which the rebuild
+ * runs in the batch's own transaction once the previous batch's transaction has committed, while it prepares the
+ * next batch. The writes must be as idempotent as `apply`'s (appends continue during a rebuild).
+ */
+export interface Replayer {
+  readonly prepare: (
+    events: ReadonlyArray<RecordedEvent>
+  ) => Effect.Effect<
+    Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>,
+    SqlError.SqlError,
+    SqlClient.SqlClient
+  >
 }
 
 /** The events of a batch that a projection reads, in the batch's order. */

@@ -1,6 +1,7 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
+import type { RecordedEvent } from "@helpdesk/domain"
 import { Effect, Fiber, Schema } from "effect"
-import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
+import { eventColumns, valuesToRecordedEvent } from "./EventRows.js"
 import { eventsFor, type InlineProjection } from "./InlineProjection.js"
 
 /** Another process is rebuilding one of these projections. */
@@ -47,36 +48,42 @@ export const rebuildProjections = (
       : [...new Set(projections.flatMap((p) => p.eventTypes ?? []))]
 
     const readAfter = (after: bigint) =>
-      sql<EventRow>`
+      sql`
         SELECT ${eventColumns(sql)} FROM hd_events
         WHERE global_position > ${after}
           ${types === null ? sql`` : sql`AND event_type = ANY(${types}::text[])`}
         ORDER BY global_position
-        LIMIT ${batchSize}`.pipe(Effect.map((rows) => rows.map(toRecordedEvent)))
+        LIMIT ${batchSize}`.values.pipe(Effect.map((rows) => rows.map(valuesToRecordedEvent)))
+
+    const replayers = projections.map((projection) => projection.replayer?.())
+    /** A batch's writes: a replayer prepares them now (outside any transaction); `apply` runs in the transaction. */
+    const prepare = (batch: ReadonlyArray<RecordedEvent>) =>
+      Effect.forEach(projections, (projection, i) => {
+        const mine = eventsFor(projection, batch)
+        if (mine.length === 0) return Effect.succeed(Effect.void)
+        const replayer = replayers[i]
+        return replayer === undefined ? Effect.succeed(projection.apply(mine)) : replayer.prepare(mine)
+      })
 
     let events = 0
     let batches = 0
-    // The next batch is read while the current one is applied: reading only needs what is already stored.
+    // Three stages overlap: the next batch is read and the current one prepared (folded) while the previous
+    // batch's transaction is written. Transactions still run one at a time, in order.
     let next = yield* Effect.fork(readAfter(0n))
+    let writing: Fiber.Fiber<void, SqlError.SqlError> | undefined
     while (true) {
       const batch = yield* Fiber.join(next)
       if (batch.length === 0) break
       const full = batch.length === batchSize
       if (full) next = yield* Effect.fork(readAfter(batch[batch.length - 1]!.globalPosition))
-      yield* sql.withTransaction(
-        Effect.forEach(
-          projections,
-          (projection) => {
-            const mine = eventsFor(projection, batch)
-            return mine.length > 0 ? projection.apply(mine) : Effect.void
-          },
-          { discard: true }
-        )
-      )
+      const writes = yield* prepare(batch)
+      if (writing !== undefined) yield* Fiber.join(writing)
+      writing = yield* Effect.fork(sql.withTransaction(Effect.all(writes, { discard: true })))
       events += batch.length
       batches += 1
       if (!full) break
     }
+    if (writing !== undefined) yield* Fiber.join(writing)
     return { events, batches }
   }).pipe(
     Effect.scoped,

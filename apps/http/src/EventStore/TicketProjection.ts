@@ -15,8 +15,8 @@ import {
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
 import { waitingOnCustomerSince, waitingSinceAfter } from "../Timers/WaitingSince.js"
-import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
-import { type InlineProjection, InlineProjections } from "./InlineProjection.js"
+import { eventColumns, valuesToRecordedEvent } from "./EventRows.js"
+import { type InlineProjection, InlineProjections, type Replayer } from "./InlineProjection.js"
 
 /**
  * A value as JSON for a `view` column: instants become ISO-8601 strings, everything else keeps its shape.
@@ -64,42 +64,65 @@ interface FoldedStream {
 }
 
 /**
- * Folds a whole stream (its events 1..n) into its rows with the domain's `evolve`. A message row is rewritten
- * only when an event after `previousVersion` changed that message (the domain's `evolve` keeps unchanged
- * messages as the same objects), so a reply to a long ticket writes one message row, not all of them; and a
- * message row's `ticket_version` is the position of the last event that changed it, whatever the batching.
+ * A stream folded so far with the domain's `evolve`: the state after its events 1..`version`, and for each message
+ * the position of the last event that changed it (the domain's `evolve` keeps unchanged messages as the same
+ * objects). A fold can go on with the stream's next events, which is how a rebuild carries a stream from one batch
+ * to the next without reading it again.
  */
-const foldStream = (
-  streamId: string,
-  recorded: ReadonlyArray<RecordedEvent>,
-  previousVersion: number
-): FoldedStream | null => {
+interface StreamFold {
+  state: TicketState
+  messages: ReadonlyArray<MessageState>
+  waitingSince: DateTime.Utc | null
+  version: number
+  readonly changedAt: Map<number, number>
+}
+
+const newFold = (): StreamFold => ({
+  state: initialState,
+  messages: [],
+  waitingSince: null,
+  version: 0,
+  changedAt: new Map()
+})
+
+/** Folds the stream's next events (positions `fold.version + 1`, … without a hole) into `fold`. */
+const foldInto = (fold: StreamFold, recorded: ReadonlyArray<RecordedEvent>): void => {
   const events = decodeAll(recorded)
-  let state: TicketState = initialState
-  let messages: ReadonlyArray<MessageState> = []
-  let waitingSince: DateTime.Utc | null = null
-  const changedAt = new Map<number, number>()
-  events.forEach((event, i) => {
+  let { state, messages, waitingSince } = fold
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!
     state = evolve(state, event)
     waitingSince = waitingSinceAfter(waitingSince, event)
-    if (state._tag !== "Ticket" || state.messages === messages) return
+    if (state._tag !== "Ticket" || state.messages === messages) continue
     const before = new Map(messages.map((m) => [m.id, m]))
     for (const message of state.messages) {
-      if (before.get(message.id) !== message) changedAt.set(message.id, recorded[i]!.streamPosition)
+      if (before.get(message.id) !== message) fold.changedAt.set(message.id, recorded[i]!.streamPosition)
     }
     messages = state.messages
-  })
-  if (state._tag !== "Ticket") return null
-  const ticket = state
-  const version = recorded[recorded.length - 1]!.streamPosition
+  }
+  fold.state = state
+  fold.messages = messages
+  fold.waitingSince = waitingSince
+  fold.version = recorded[recorded.length - 1]!.streamPosition
+}
+
+/**
+ * A fold's read-model rows. A message row is written only when an event after `previousVersion` changed that
+ * message, so a reply to a long ticket writes one message row, not all of them; and a message row's
+ * `ticket_version` is the position of the last event that changed it, whatever the batching.
+ */
+const rowsOf = (streamId: string, fold: StreamFold, previousVersion: number): FoldedStream | null => {
+  if (fold.state._tag !== "Ticket") return null
+  const ticket = fold.state
+  const { changedAt } = fold
   const current = new Set(ticket.messages.map((m) => m.id))
   return {
     ticket: {
       ticketId: ticket.id,
       streamId,
-      version,
+      version: fold.version,
       view: ticketView(ticket),
-      waitingOnCustomerSince: waitingOnCustomerSince(ticket, waitingSince)
+      waitingOnCustomerSince: waitingOnCustomerSince(ticket, fold.waitingSince)
     },
     messages: ticket.messages
       .filter((m) => (changedAt.get(m.id) ?? 0) > previousVersion)
@@ -107,6 +130,38 @@ const foldStream = (
     removedMessageIds: [...changedAt.keys()].filter((id) => !current.has(id))
   }
 }
+
+/** Folds a whole stream (its events 1..n) into its rows. */
+const foldStream = (
+  streamId: string,
+  recorded: ReadonlyArray<RecordedEvent>,
+  previousVersion: number
+): FoldedStream | null => {
+  const fold = newFold()
+  foldInto(fold, recorded)
+  return rowsOf(streamId, fold, previousVersion)
+}
+
+/** The events of each stream, in stream order, streams in order of first appearance. */
+const byStream = (events: ReadonlyArray<RecordedEvent>): Map<string, Array<RecordedEvent>> => {
+  const streams = new Map<string, Array<RecordedEvent>>()
+  for (const event of events) {
+    const list = streams.get(event.streamId)
+    if (list === undefined) streams.set(event.streamId, [event])
+    else list.push(event)
+  }
+  for (const list of streams.values()) list.sort((a, b) => a.streamPosition - b.streamPosition)
+  return streams
+}
+
+/** Every stored event of these streams, by stream, in stream order. */
+const readStreams = (streamIds: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+      SELECT ${eventColumns(sql)} FROM hd_events
+      WHERE stream_id = ANY(${streamIds}::text[])
+      ORDER BY stream_id, stream_position`.values.pipe(Effect.map((rows) => byStream(rows.map(valuesToRecordedEvent))))
+  )
 
 const TICKET_EVENT_TYPES: ReadonlyArray<string> = Object.keys(ticketEventClasses)
 
@@ -125,37 +180,22 @@ export const ticketProjection: InlineProjection = {
   apply: (events) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const byStream = new Map<string, Array<RecordedEvent>>()
-      for (const event of events) {
-        const list = byStream.get(event.streamId)
-        if (list === undefined) byStream.set(event.streamId, [event])
-        else list.push(event)
-      }
-      const streamIds = [...byStream.keys()]
+      const streams = byStream(events)
+      const streamIds = [...streams.keys()]
       const stored = yield* sql<{ streamId: string; version: string }>`
         SELECT stream_id, version FROM hd_tickets WHERE stream_id = ANY(${streamIds}::text[])`
       const versions = new Map(stored.map((row) => [row.streamId, Number(row.version)]))
 
       const complete = new Map<string, ReadonlyArray<RecordedEvent>>()
       const missing: Array<string> = []
-      for (const [streamId, list] of byStream) {
-        list.sort((a, b) => a.streamPosition - b.streamPosition)
+      for (const [streamId, list] of streams) {
         const version = versions.get(streamId) ?? 0
         if (list[list.length - 1]!.streamPosition <= version) continue
         if (version === 0 && isStreamPrefix(list)) complete.set(streamId, list)
         else missing.push(streamId)
       }
       if (missing.length > 0) {
-        const rows = yield* sql<EventRow>`
-          SELECT ${eventColumns(sql)} FROM hd_events
-          WHERE stream_id = ANY(${missing}::text[])
-          ORDER BY stream_id, stream_position`
-        for (const row of rows) {
-          const list = complete.get(row.streamId)
-          const event = toRecordedEvent(row)
-          if (list === undefined) complete.set(row.streamId, [event])
-          else (list as Array<RecordedEvent>).push(event)
-        }
+        for (const [streamId, list] of yield* readStreams(missing)) complete.set(streamId, list)
       }
 
       const folded: Array<FoldedStream> = []
@@ -163,19 +203,84 @@ export const ticketProjection: InlineProjection = {
         const stream = foldStream(streamId, recorded, versions.get(streamId) ?? 0)
         if (stream !== null) folded.push(stream)
       }
-      if (folded.length === 0) return
-      yield* upsertTickets(folded.map((f) => f.ticket))
-      yield* upsertMessages(folded.flatMap((f) => f.messages))
-      const removed = folded.flatMap((f) => f.removedMessageIds.map((id) => [f.ticket.ticketId, id] as const))
-      if (removed.length > 0) {
-        yield* sql`
-          DELETE FROM hd_ticket_messages m
-          USING unnest(${removed.map(([t]) => t)}::bigint[], ${removed.map(([, id]) => id)}::bigint[]) AS r(ticket_id, message_id)
-          WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id`
-      }
+      yield* writeRows(folded)
     }).pipe(Effect.withSpan("TicketProjection.apply")),
-  reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_tickets, hd_ticket_messages`).pipe(Effect.asVoid)
+  reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_tickets, hd_ticket_messages`).pipe(Effect.asVoid),
+  replayer: () => ticketReplayer()
 }
+
+/**
+ * The `tickets` projection's rebuild (decision 0303): it keeps each stream's fold in memory from one batch to the
+ * next, so a batch folds only its own events and needs no read of `hd_tickets` — which lets the rebuild fold a
+ * batch while the previous one is being written.
+ *
+ * A stream's events must continue its fold without a hole. When they do not (the fold was dropped to bound the
+ * memory, or the rebuild read past an append that committed later, out of global order), the stream is read
+ * again from `hd_events` and folded from its start, as `apply` does. Its rows are written with the same version
+ * guards as `apply`'s, so an append's inline projection running meanwhile, ahead or behind, agrees with them.
+ *
+ * `streamsKept` (default 20,000) bounds the folds kept: the least recently replayed streams are dropped first.
+ */
+export const ticketReplayer = (options: { readonly streamsKept?: number } = {}): Replayer => {
+  const streamsKept = options.streamsKept ?? 20_000
+  const folds = new Map<string, StreamFold>()
+  const keep = (streamId: string, fold: StreamFold) => {
+    folds.delete(streamId)
+    folds.set(streamId, fold)
+  }
+  return {
+    prepare: (events) =>
+      Effect.gen(function* () {
+        const folded: Array<FoldedStream> = []
+        const missing: Array<string> = []
+        for (const [streamId, list] of byStream(events)) {
+          const fold = folds.get(streamId) ?? newFold()
+          const previousVersion = fold.version
+          const fresh = previousVersion === 0 ? list : list.filter((e) => e.streamPosition > previousVersion)
+          if (fresh.length === 0) continue
+          if (!fresh.every((event, i) => event.streamPosition === previousVersion + i + 1)) {
+            missing.push(streamId)
+            continue
+          }
+          foldInto(fold, fresh)
+          keep(streamId, fold)
+          const rows = rowsOf(streamId, fold, previousVersion)
+          if (rows !== null) folded.push(rows)
+        }
+        if (missing.length > 0) {
+          // Folded from the start: every message row is written (each under its own version guard).
+          for (const [streamId, recorded] of yield* readStreams(missing)) {
+            const fold = newFold()
+            foldInto(fold, recorded)
+            keep(streamId, fold)
+            const rows = rowsOf(streamId, fold, 0)
+            if (rows !== null) folded.push(rows)
+          }
+        }
+        for (const streamId of folds.keys()) {
+          if (folds.size <= streamsKept) break
+          folds.delete(streamId)
+        }
+        return writeRows(folded)
+      })
+  }
+}
+
+/** Writes folded streams: ticket rows, changed message rows, and deletes the messages a stream no longer has. */
+const writeRows = (folded: ReadonlyArray<FoldedStream>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (folded.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    yield* upsertTickets(folded.map((f) => f.ticket))
+    yield* upsertMessages(folded.flatMap((f) => f.messages))
+    const removed = folded.flatMap((f) => f.removedMessageIds.map((id) => [f.ticket.ticketId, id] as const))
+    if (removed.length > 0) {
+      yield* sql`
+        DELETE FROM hd_ticket_messages m
+        USING unnest(${removed.map(([t]) => t)}::bigint[], ${removed.map(([, id]) => id)}::bigint[]) AS r(ticket_id, message_id)
+        WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id`
+    }
+  })
 
 // Rows travel as one JSON document per statement: one parameter to send and one parse on the server, where
 // arrays of JSON texts would be escaped twice and parsed twice. Views go in as they are: `DateTime`'s `toJSON`
