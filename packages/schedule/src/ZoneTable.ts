@@ -234,10 +234,38 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
   const fixed = timeZone === "UTC" || timeZone.startsWith("Etc/")
   let at = windowStart
   let next = windowStart + step
+  // Where the next change is expected (from last year's), if anywhere: the samples go to that instant
+  // and the minute before it, which then also confirm the change.
+  let expected = Number.POSITIVE_INFINITY
   const last = fixed ? windowStart : windowEnd - MINUTE_MS
   while (at < last) {
-    const sampleAt = Math.min(next, last)
-    const sampled = probe(sampleAt)
+    let sampleAt = Math.min(next, last)
+    let sampled: number
+    if (expected <= sampleAt && expected - MINUTE_MS > at) {
+      const beforeExpected = probe(expected - MINUTE_MS)
+      if (beforeExpected === current) {
+        const atExpected = probe(expected)
+        at = expected
+        if (atExpected === current) {
+          // Not there (yet): sample on from here.
+          next = expected + step
+        } else {
+          transitions.push(expected)
+          offsets.push(atExpected)
+          current = atExpected
+          next = expected + 2 * step - MINUTE_MS
+          expected = expectedChange(transitions, offsets, current, at)
+          continue
+        }
+        expected = Number.POSITIVE_INFINITY
+        continue
+      }
+      // It came earlier: look for it before the minute just read.
+      sampleAt = expected - MINUTE_MS
+      sampled = beforeExpected
+    } else {
+      sampled = probe(sampleAt)
+    }
     if (sampled === current) {
       next = sampleAt + step
     } else {
@@ -252,10 +280,30 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
       } while (before !== sampled)
       current = sampled
       next = change + 2 * step - MINUTE_MS
+      expected = expectedChange(transitions, offsets, current, sampleAt)
     }
     at = sampleAt
   }
   return tableFrom(timeZone, windowStart, windowEnd, transitions, offsets)
+}
+
+/**
+ * Where the change that will leave `offset` is likeliest, after `after`: the best prediction from the
+ * latest transition that left it (at the same wall time); infinity when there is none.
+ */
+const expectedChange = (
+  transitions: ReadonlyArray<number>,
+  offsets: ReadonlyArray<number>,
+  offset: number,
+  after: number
+): number => {
+  let same = transitions.length - 1
+  while (same >= 0 && offsets[same] !== offset) same--
+  if (same < 0) return Number.POSITIVE_INFINITY
+  const wall = transitions[same]! + offset
+  const day = Math.floor(wall / DAY_MS)
+  const instant = predictedDays(day, transitions, offsets, same, offset)[0]! * DAY_MS + (wall - day * DAY_MS) - offset
+  return instant > after ? instant : Number.POSITIVE_INFINITY
 }
 
 const QUARTER_HOUR_MS = 15 * MINUTE_MS
