@@ -36,9 +36,18 @@ export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
 })
 
 /**
- * An `hd_events` row read as an array of values (`sql\`SELECT ${eventColumns(sql)} …\`.values`), in the order of
- * {@link eventColumns}, as a {@link RecordedEvent}. Reads of many rows (the rebuild) take this form: `pg` builds
- * no object per row and the client renames no columns, which was a tenth of a rebuild's time in `pg` alone.
+ * The select list of reads of many rows as arrays of values ({@link valuesToRecordedEvent}): {@link eventColumns},
+ * but `created_at` as whole epoch milliseconds (what a `Date` holds), cheaper to read than a timestamp's text.
+ */
+export const eventValueColumns = (sql: SqlClient.SqlClient) =>
+  sql.literal(
+    "global_position, transaction_id, stream_id, stream_position, event_id, event_type, schema_version, data, metadata, floor(extract(epoch FROM created_at) * 1000)::float8"
+  )
+
+/**
+ * An `hd_events` row read as an array of values (`sql\`SELECT ${eventValueColumns(sql)} …\`.values`) as a
+ * {@link RecordedEvent}. Reads of many rows (the rebuild) take this form: `pg` builds no object per row and the
+ * client renames no columns, which was a tenth of a rebuild's time.
  */
 export const valuesToRecordedEvent = (row: ReadonlyArray<unknown>): RecordedEvent => ({
   eventId: row[4] as string,
@@ -50,5 +59,5 @@ export const valuesToRecordedEvent = (row: ReadonlyArray<unknown>): RecordedEven
   streamPosition: Number(row[3]),
   globalPosition: BigInt(row[0] as string),
   transactionId: BigInt(row[1] as string),
-  createdAt: row[9] as Date
+  createdAt: new Date(row[9] as number)
 })

@@ -15,7 +15,7 @@ import {
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
 import { waitingOnCustomerSince, waitingSinceAfter } from "../Timers/WaitingSince.js"
-import { eventColumns, valuesToRecordedEvent } from "./EventRows.js"
+import { eventValueColumns, valuesToRecordedEvent } from "./EventRows.js"
 import { type InlineProjection, InlineProjections, type Replayer } from "./InlineProjection.js"
 
 /**
@@ -158,7 +158,7 @@ const byStream = (events: ReadonlyArray<RecordedEvent>): Map<string, Array<Recor
 const readStreams = (streamIds: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`
-      SELECT ${eventColumns(sql)} FROM hd_events
+      SELECT ${eventValueColumns(sql)} FROM hd_events
       WHERE stream_id = ANY(${streamIds}::text[])
       ORDER BY stream_id, stream_position`.values.pipe(Effect.map((rows) => byStream(rows.map(valuesToRecordedEvent))))
   )
@@ -209,6 +209,9 @@ export const ticketProjection: InlineProjection = {
   replayer: () => ticketReplayer()
 }
 
+/** Lets pending I/O callbacks run (a microtask yield would not). */
+const ioTurn = Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+
 /**
  * The `tickets` projection's rebuild (decision 0303): it keeps each stream's fold in memory from one batch to the
  * next, so a batch folds only its own events and needs no read of `hd_tickets` — which lets the rebuild fold a
@@ -233,7 +236,13 @@ export const ticketReplayer = (options: { readonly streamsKept?: number } = {}):
       Effect.gen(function* () {
         const folded: Array<FoldedStream> = []
         const missing: Array<string> = []
+        let sinceYield = 0
         for (const [streamId, list] of byStream(events)) {
+          // Let the previous batch's writes go on (their replies are read by this thread) while this one folds.
+          if (++sinceYield === 64) {
+            sinceYield = 0
+            yield* ioTurn
+          }
           const fold = folds.get(streamId) ?? newFold()
           const previousVersion = fold.version
           const fresh = previousVersion === 0 ? list : list.filter((e) => e.streamPosition > previousVersion)
@@ -266,95 +275,99 @@ export const ticketReplayer = (options: { readonly streamsKept?: number } = {}):
   }
 }
 
-/** Writes folded streams: ticket rows, changed message rows, and deletes the messages a stream no longer has. */
-const writeRows = (folded: ReadonlyArray<FoldedStream>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    if (folded.length === 0) return
-    const sql = yield* SqlClient.SqlClient
-    yield* upsertTickets(folded.map((f) => f.ticket))
-    yield* upsertMessages(folded.flatMap((f) => f.messages))
-    const removed = folded.flatMap((f) => f.removedMessageIds.map((id) => [f.ticket.ticketId, id] as const))
-    if (removed.length > 0) {
-      yield* sql`
-        DELETE FROM hd_ticket_messages m
-        USING unnest(${removed.map(([t]) => t)}::bigint[], ${removed.map(([, id]) => id)}::bigint[]) AS r(ticket_id, message_id)
-        WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id`
+/**
+ * The writes of folded streams, as one statement: ticket rows (a row already at a later version is left alone),
+ * changed message rows (a row already changed by a later event is left alone), and deletes of the messages a
+ * stream no longer has. The rows are serialised now, by the caller; the returned effect only sends them.
+ *
+ * One statement is one round trip and runs atomically on its own; its parts touch different rows (a stream's
+ * written messages are the ones it has, its deleted ones those it no longer has), so they do not need to see
+ * each other's effects.
+ *
+ * Rows travel as one JSON document per table: one parameter to send and one parse on the server, where arrays
+ * of JSON texts would be escaped twice and parsed twice. Views go in as they are: `DateTime`'s `toJSON` is its
+ * ISO-8601 text, exactly what `toJsonValue` gives, without copying the view first.
+ */
+const writeRows = (
+  folded: ReadonlyArray<FoldedStream>
+): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> => {
+  if (folded.length === 0) return Effect.void
+  const tickets = JSON.stringify(folded.map((f) => ticketJson(f.ticket)))
+  const messages = JSON.stringify(folded.flatMap((f) => f.messages.map(messageJson)))
+  const removedTickets: Array<number> = []
+  const removedMessages: Array<number> = []
+  for (const f of folded) {
+    for (const id of f.removedMessageIds) {
+      removedTickets.push(f.ticket.ticketId)
+      removedMessages.push(id)
     }
-  })
-
-// Rows travel as one JSON document per statement: one parameter to send and one parse on the server, where
-// arrays of JSON texts would be escaped twice and parsed twice. Views go in as they are: `DateTime`'s `toJSON`
-// is its ISO-8601 text, exactly what `toJsonValue` gives, without copying the view first.
-
-/** Writes ticket rows in one statement; a row already at a later version is left alone. */
-const upsertTickets = (rows: ReadonlyArray<TicketRow>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const document = JSON.stringify(
-      rows.map((r) => ({
-        ticket_id: r.ticketId,
-        stream_id: r.streamId,
-        organization_id: r.view.organizationId,
-        version: r.version,
-        view: r.view,
-        status: r.view.status,
-        priority: r.view.priority,
-        assignee_id: r.view.assignee?.id ?? null,
-        inbox_id: r.view.inbox.id,
-        waiting_on: r.view.waitingOn,
-        classification: r.view.classification,
-        snoozed_until: iso(r.view.snoozedUntil),
-        waiting_on_customer_since: iso(r.waitingOnCustomerSince),
-        is_spam: r.view.isSpam,
-        merged_into: r.view.mergedInto?.id ?? null,
-        created_at: iso(r.view.createdAt),
-        updated_at: iso(r.view.updatedAt)
-      }))
-    )
-    return sql`
-      INSERT INTO hd_tickets AS t (
-        ticket_id, stream_id, organization_id, version, view, status, priority, assignee_id, inbox_id, waiting_on,
-        classification, snoozed_until, waiting_on_customer_since, is_spam, merged_into, created_at, updated_at
-      )
-      SELECT * FROM jsonb_to_recordset(${document}::jsonb) AS r(
-        ticket_id bigint, stream_id text, organization_id text, version bigint, view jsonb, status text,
-        priority text, assignee_id bigint, inbox_id bigint, waiting_on text, classification text,
-        snoozed_until timestamptz, waiting_on_customer_since timestamptz, is_spam boolean, merged_into bigint, created_at timestamptz, updated_at timestamptz
-      )
-      ON CONFLICT (ticket_id) DO UPDATE SET
-        stream_id = excluded.stream_id, organization_id = excluded.organization_id, version = excluded.version,
-        view = excluded.view, status = excluded.status, priority = excluded.priority,
-        assignee_id = excluded.assignee_id, inbox_id = excluded.inbox_id, waiting_on = excluded.waiting_on,
-        classification = excluded.classification, snoozed_until = excluded.snoozed_until,
-        waiting_on_customer_since = excluded.waiting_on_customer_since, is_spam = excluded.is_spam, merged_into = excluded.merged_into, created_at = excluded.created_at,
-        updated_at = excluded.updated_at
-      WHERE t.version < excluded.version`
-  }).pipe(Effect.asVoid)
-
-/** Writes message rows in one statement; a row already changed by a later event is left alone. */
-const upsertMessages = (
-  rows: ReadonlyArray<MessageRow>
-): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
-  rows.length === 0
-    ? Effect.void
-    : Effect.flatMap(SqlClient.SqlClient, (sql) => {
-        const document = JSON.stringify(
-          rows.map((r) => ({
-            ticket_id: r.ticketId,
-            message_id: r.view.id,
-            ticket_version: r.ticketVersion,
-            view: r.view,
-            created_at: iso(r.view.createdAt)
-          }))
+  }
+  return Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`
+      WITH tickets AS (
+        INSERT INTO hd_tickets AS t (
+          ticket_id, stream_id, organization_id, version, view, status, priority, assignee_id, inbox_id, waiting_on,
+          classification, snoozed_until, waiting_on_customer_since, is_spam, merged_into, created_at, updated_at
         )
-        return sql`
-          INSERT INTO hd_ticket_messages AS m (ticket_id, message_id, ticket_version, view, created_at)
-          SELECT * FROM jsonb_to_recordset(${document}::jsonb) AS r(
-            ticket_id bigint, message_id bigint, ticket_version bigint, view jsonb, created_at timestamptz
-          )
-          ON CONFLICT (ticket_id, message_id) DO UPDATE SET
-            ticket_version = excluded.ticket_version, view = excluded.view, created_at = excluded.created_at
-          WHERE m.ticket_version < excluded.ticket_version`
-      }).pipe(Effect.asVoid)
+        SELECT * FROM jsonb_to_recordset(${tickets}::jsonb) AS r(
+          ticket_id bigint, stream_id text, organization_id text, version bigint, view jsonb, status text,
+          priority text, assignee_id bigint, inbox_id bigint, waiting_on text, classification text,
+          snoozed_until timestamptz, waiting_on_customer_since timestamptz, is_spam boolean, merged_into bigint,
+          created_at timestamptz, updated_at timestamptz
+        )
+        ON CONFLICT (ticket_id) DO UPDATE SET
+          stream_id = excluded.stream_id, organization_id = excluded.organization_id, version = excluded.version,
+          view = excluded.view, status = excluded.status, priority = excluded.priority,
+          assignee_id = excluded.assignee_id, inbox_id = excluded.inbox_id, waiting_on = excluded.waiting_on,
+          classification = excluded.classification, snoozed_until = excluded.snoozed_until,
+          waiting_on_customer_since = excluded.waiting_on_customer_since, is_spam = excluded.is_spam,
+          merged_into = excluded.merged_into, created_at = excluded.created_at, updated_at = excluded.updated_at
+        WHERE t.version < excluded.version
+      ), messages AS (
+        INSERT INTO hd_ticket_messages AS m (ticket_id, message_id, ticket_version, view, created_at)
+        SELECT * FROM jsonb_to_recordset(${messages}::jsonb) AS r(
+          ticket_id bigint, message_id bigint, ticket_version bigint, view jsonb, created_at timestamptz
+        )
+        ON CONFLICT (ticket_id, message_id) DO UPDATE SET
+          ticket_version = excluded.ticket_version, view = excluded.view, created_at = excluded.created_at
+        WHERE m.ticket_version < excluded.ticket_version
+      ), removed AS (
+        DELETE FROM hd_ticket_messages m
+        USING unnest(${removedTickets}::bigint[], ${removedMessages}::bigint[]) AS r(ticket_id, message_id)
+        WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id
+      )
+      SELECT 1`
+  ).pipe(Effect.asVoid)
+}
+
+const ticketJson = (r: TicketRow) => ({
+  ticket_id: r.ticketId,
+  stream_id: r.streamId,
+  organization_id: r.view.organizationId,
+  version: r.version,
+  view: r.view,
+  status: r.view.status,
+  priority: r.view.priority,
+  assignee_id: r.view.assignee?.id ?? null,
+  inbox_id: r.view.inbox.id,
+  waiting_on: r.view.waitingOn,
+  classification: r.view.classification,
+  snoozed_until: iso(r.view.snoozedUntil),
+  waiting_on_customer_since: iso(r.waitingOnCustomerSince),
+  is_spam: r.view.isSpam,
+  merged_into: r.view.mergedInto?.id ?? null,
+  created_at: iso(r.view.createdAt),
+  updated_at: iso(r.view.updatedAt)
+})
+
+const messageJson = (r: MessageRow) => ({
+  ticket_id: r.ticketId,
+  message_id: r.view.id,
+  ticket_version: r.ticketVersion,
+  view: r.view,
+  created_at: iso(r.view.createdAt)
+})
 
 /** The application's read models: the ticket projection, registered as inline. */
 export const TicketReadModelsLive = InlineProjections.layer([ticketProjection])
