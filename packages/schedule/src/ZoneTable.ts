@@ -218,7 +218,9 @@ export const zoneTableFor = (timeZone: string, now: number = Date.now()): ZoneTa
  * one change at most between two samples; and after a change found at `t` the next one is no earlier
  * than `t + step` and the one after it no earlier than `t + 2 steps`: the next sample can be taken just
  * before `t + 2 steps`, and still at most one change lies between it and the sample before. Only a pair
- * of changes closer than the step can be missed, as with plain sampling.
+ * of changes closer than the step can be missed, as with plain sampling. Where last year's transitions
+ * predict the next change, the samples go to the predicted instant and the minute before it (never later
+ * than the grid allows), so a correct prediction confirms the change with those two readings.
  */
 export const buildZoneTable = (timeZone: string, fromYear: number, toYear: number): ZoneTable => {
   const probe = makeMinuteOffsetProbe(timeZone)
