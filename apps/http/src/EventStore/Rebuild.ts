@@ -1,7 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import type { RecordedEvent } from "@helpdesk/domain"
 import { Effect, Fiber, Schema } from "effect"
-import { eventColumns, valuesToRecordedEvent } from "./EventRows.js"
+import { eventValueColumns, valuesToRecordedEvent } from "./EventRows.js"
 import { eventsFor, type InlineProjection } from "./InlineProjection.js"
 
 /** Another process is rebuilding one of these projections. */
@@ -49,7 +49,7 @@ export const rebuildProjections = (
 
     const readAfter = (after: bigint) =>
       sql`
-        SELECT ${eventColumns(sql)} FROM hd_events
+        SELECT ${eventValueColumns(sql)} FROM hd_events
         WHERE global_position > ${after}
           ${types === null ? sql`` : sql`AND event_type = ANY(${types}::text[])`}
         ORDER BY global_position
