@@ -66,6 +66,26 @@ const replayed: InlineProjection = {
   })
 }
 
+/** {@link replayed}, but its writes take a while, and preparing a batch holding a `Bust` event dies. */
+const slowlyReplayed: InlineProjection = {
+  ...replayed,
+  name: "test-slowly-replayed",
+  eventTypes: ["Counted", "Bust"],
+  replayer: () => ({
+    prepare: (events) =>
+      events.some((e) => e.type === "Bust")
+        ? Effect.dieMessage("cannot prepare this batch")
+        : Effect.succeed(
+            Effect.flatMap(
+              SqlClient.SqlClient,
+              (sql) => sql`
+                INSERT INTO test_replayed (global_position)
+                SELECT unnest(${events.map((e) => e.globalPosition.toString())}::bigint[]) FROM pg_sleep(0.2)`
+            ).pipe(Effect.asVoid)
+          )
+  })
+}
+
 const countOf = (streamId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ count: number }>`SELECT count FROM test_counts WHERE stream_id = ${streamId}`.pipe(
@@ -181,6 +201,24 @@ describe("inline projections", () => {
             log.slice(0, failing).map((e) => e.globalPosition.toString())
           )
         })
+    )
+
+    it.effect("given a batch that cannot be prepared, then the batch being written meanwhile still commits", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* EventStore
+        const events = [newEvent("Counted"), newEvent("Counted"), newEvent("Bust")]
+        yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, events)])
+        const log = (yield* everyEvent).filter((e) => e.type === "Counted" || e.type === "Bust")
+        const failing = Math.floor(log.findIndex((e) => e.type === "Bust") / 2) * 2
+        expect(failing).toBeGreaterThan(0)
+
+        const exit = yield* Effect.exit(rebuildProjections([slowlyReplayed], { batchSize: 2 }))
+        expect(Exit.isFailure(exit)).toBe(true)
+        const rows = yield* sql<{ globalPosition: string }>`
+          SELECT global_position FROM test_replayed ORDER BY global_position`
+        expect(rows.map((r) => r.globalPosition)).toEqual(log.slice(0, failing).map((e) => e.globalPosition.toString()))
+      })
     )
   })
 })

@@ -22,7 +22,9 @@ export interface RebuildResult {
 /**
  * Rebuilds projections from the whole log (docs/decisions/0303-projection-rebuild.md): resets them, then replays
  * every stored event in global-position order, `batchSize` events (default 5000) per transaction, so the cost
- * of a commit is paid once per batch rather than once per event.
+ * of a commit is paid once per batch rather than once per event. A projection with a `Replayer` has the next batch
+ * prepared (folded) while the previous batch's transaction is written; transactions run one at a time, in order,
+ * and a failing batch rolls back only itself and ends the rebuild.
  *
  * Only one rebuild of a projection runs at a time (a session advisory lock per projection, held on a connection
  * reserved for the rebuild). Appends may continue meanwhile: their inline projections run after the reset and,
@@ -76,7 +78,10 @@ export const rebuildProjections = (
       if (batch.length === 0) break
       const full = batch.length === batchSize
       if (full) next = yield* Effect.fork(readAfter(batch[batch.length - 1]!.globalPosition))
-      const writes = yield* prepare(batch)
+      // A batch that cannot be prepared ends the rebuild, but the previous batch's transaction finishes first.
+      const writes = yield* prepare(batch).pipe(
+        Effect.tapErrorCause(() => (writing === undefined ? Effect.void : Fiber.await(writing)))
+      )
       if (writing !== undefined) yield* Fiber.join(writing)
       writing = yield* Effect.fork(sql.withTransaction(Effect.all(writes, { discard: true })))
       events += batch.length
