@@ -1,4 +1,4 @@
-import { DAY_MS, daysFromCivil, isLeapYear, weekdayOfDay, yearOfDay } from "./civil.js"
+import { civilInto, DAY_MS, daysFromCivil, isLeapYear, weekdayOfDay, yearOfDay } from "./civil.js"
 import { ScheduleError } from "./ScheduleError.js"
 import type { ScheduleInput } from "./ScheduleInput.js"
 import { type ParsedSchedule, parseScheduleInput } from "./validate.js"
@@ -56,6 +56,8 @@ export class CompiledSchedule implements Schedule {
   /** Per `month * 32 + day`: pairs (own year, rule) of yearly exceptions, latest own year first. */
   readonly yearlyByMonthDay: ReadonlyArray<Int32Array | undefined>
   readonly hasYearly: boolean
+  /** Scratch for the civil date of a day, so yearly lookups allocate nothing. */
+  private readonly civil: [number, number, number] = [0, 0, 0]
   /** Distinct own years of yearly exceptions, ascending: era `j` is the years from `eraYears[j - 1]`. */
   readonly eraYears: Int32Array
   private readonly eraTables: Array<Int16Array | undefined>
@@ -180,16 +182,11 @@ export class CompiledSchedule implements Schedule {
 
   /** The active yearly exception's rule of a day, or -2 when none applies. */
   private yearlyRuleOf(dayNumber: number): number {
-    // civil_from_days, inlined to avoid allocating.
-    const z = dayNumber + 719_468
-    const era = Math.floor(z / 146_097)
-    const doe = z - era * 146_097
-    const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
-    const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
-    const mp = Math.floor((5 * doy + 2) / 153)
-    const day = doy - Math.floor((153 * mp + 2) / 5) + 1
-    const month = mp < 10 ? mp + 3 : mp - 9
-    const year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+    const civil = this.civil
+    civilInto(dayNumber, civil)
+    const year = civil[0]
+    const month = civil[1]
+    const day = civil[2]
     const list = this.yearlyByMonthDay[month * 32 + day]
     if (list === undefined) return -2
     for (let i = 0; i < list.length; i += 2) if (list[i]! <= year) return list[i + 1]!

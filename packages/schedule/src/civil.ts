@@ -17,15 +17,29 @@ export const daysFromCivil = (year: number, month: number, day: number): number 
   return era * 146_097 + doe - 719_468
 }
 
-/** Year of a day number. */
-export const yearOfDay = (dayNumber: number): number => {
+/**
+ * Year, month (1..12) and day of month of a day number, written into `out` (the inverse of `daysFromCivil`).
+ * Writing into a caller's array keeps the hot paths free of allocation.
+ */
+export const civilInto = (dayNumber: number, out: [year: number, month: number, day: number]): void => {
   const z = dayNumber + 719_468
   const era = Math.floor(z / 146_097)
   const doe = z - era * 146_097
   const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
   const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
   const mp = Math.floor((5 * doy + 2) / 153)
-  return yoe + era * 400 + (mp >= 10 ? 1 : 0)
+  const month = mp < 10 ? mp + 3 : mp - 9
+  out[0] = yoe + era * 400 + (month <= 2 ? 1 : 0)
+  out[1] = month
+  out[2] = doy - Math.floor((153 * mp + 2) / 5) + 1
+}
+
+const scratch: [number, number, number] = [0, 0, 0]
+
+/** Year of a day number. */
+export const yearOfDay = (dayNumber: number): number => {
+  civilInto(dayNumber, scratch)
+  return scratch[0]
 }
 
 /** Weekday of a day number, 0 = Monday … 6 = Sunday (1970-01-01 was a Thursday). */
@@ -38,12 +52,7 @@ export const daysInMonth = (year: number, month: number): number =>
 
 /** Year, month (1..12) and day of a day number (the inverse of `daysFromCivil`). */
 export const civilFromDays = (dayNumber: number): readonly [year: number, month: number, day: number] => {
-  const z = dayNumber + 719_468
-  const era = Math.floor(z / 146_097)
-  const doe = z - era * 146_097
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365)
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100))
-  const mp = Math.floor((5 * doy + 2) / 153)
-  const month = mp < 10 ? mp + 3 : mp - 9
-  return [yoe + era * 400 + (month <= 2 ? 1 : 0), month, doy - Math.floor((153 * mp + 2) / 5) + 1]
+  const out: [number, number, number] = [0, 0, 0]
+  civilInto(dayNumber, out)
+  return out
 }
