@@ -2,7 +2,6 @@ import { execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import {
   decide,
   EventStore,
@@ -20,6 +19,7 @@ import {
 } from "@helpdesk/domain"
 import { Console, Effect, Either, Layer, Redacted } from "effect"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import { InlineProjections } from "../src/EventStore/InlineProjection.js"
 import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
@@ -249,7 +249,7 @@ const run = Effect.gen(function* () {
   const database = yield* benchDatabase(baseUrl, "store")
   const Database = MigrationsLive.pipe(
     Layer.provideMerge(
-      PgClient.layer({
+      PgPool.layer({
         url: Redacted.make(withDatabase(baseUrl, database)),
         maxConnections: WRITERS + 4,
         ...clientOptions

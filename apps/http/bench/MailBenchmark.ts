@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Console, Context, Effect, Layer, Redacted } from "effect"
 import nodemailer from "nodemailer"
 import { SMTPServer } from "smtp-server"
 import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { defaultMailOutboxOptions, MailOutbox, mailOutboxLayer } from "../src/Mail/MailOutbox.js"
 import { MailTransport, SMTP_TIMEOUTS, smtpTransport } from "../src/Mail/MailTransport.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
@@ -97,7 +97,7 @@ const instance = (url: string, smtpUrl: string) =>
       Layer.provide(BlobStoreLive),
       Layer.provide(TicketServicesLive),
       Layer.provide(ServicesLive),
-      Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: CONCURRENCY + 4, ...clientOptions }))
+      Layer.provide(PgPool.layer({ url: Redacted.make(url), maxConnections: CONCURRENCY + 4, ...clientOptions }))
     )
   ).pipe(Effect.map(Context.get(MailOutbox)))
 
@@ -147,7 +147,7 @@ const run = Effect.gen(function* () {
   const database = yield* benchDatabase(baseUrl, "mail")
   const url = withDatabase(baseUrl, database)
   const Database = MigrationsLive.pipe(
-    Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), maxConnections: 12, ...clientOptions }))
+    Layer.provideMerge(PgPool.layer({ url: Redacted.make(url), maxConnections: 12, ...clientOptions }))
   )
   const context = yield* Layer.build(
     Layer.mergeAll(ServicesLive, TicketServicesLive).pipe(

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import {
   type Actor,
   CreateTicket,
@@ -21,6 +20,7 @@ import {
 } from "@helpdesk/domain"
 import { Console, DateTime, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServicesLive } from "../src/Server.js"
 import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
@@ -239,7 +239,7 @@ const run = Effect.scoped(
     const database = yield* benchDatabase(baseUrl, "snooze")
     const Database = MigrationsLive.pipe(
       Layer.provideMerge(
-        PgClient.layer({ url: Redacted.make(withDatabase(baseUrl, database)), maxConnections: 10, ...clientOptions })
+        PgPool.layer({ url: Redacted.make(withDatabase(baseUrl, database)), maxConnections: 10, ...clientOptions })
       )
     )
     const AppLive = TicketServicesLive.pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(Database))

@@ -7,11 +7,11 @@
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { Tokens } from "../src/Auth/Tokens.js"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { HttpAppLive, ServicesLive } from "../src/Server.js"
 import { Users } from "../src/Users/Users.js"
@@ -47,7 +47,7 @@ const baseline = () => {
 
 const app = () => {
   const DatabaseLive = MigrationsLive.pipe(
-    Layer.provideMerge(PgClient.layer({ url: Redacted.make(url), maxConnections: 20, ...clientOptions }))
+    Layer.provideMerge(PgPool.layer({ url: Redacted.make(url), maxConnections: 20, ...clientOptions }))
   )
   const AppLive = HttpAppLive().pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),

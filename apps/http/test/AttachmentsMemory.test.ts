@@ -4,11 +4,11 @@ import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { MAX_UPLOAD_BYTES } from "../src/Attachments/PendingAttachments.js"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { ServicesLive } from "../src/Server.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
@@ -95,7 +95,7 @@ const DatabaseOfThisFile = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
     Layer.merge(
       Layer.succeed(DatabaseUrl, url),
-      PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 4 : 1, ...clientOptions })
+      PgPool.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 4 : 1, ...clientOptions })
     )
   )
 )

@@ -2,25 +2,26 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer, Schedule } from "effect"
 import { CliDatabase, CliError, runCli } from "../src/Cli/Commands.js"
 import { Output } from "../src/Cli/Output.js"
+import type * as PgPool from "../src/Database/PgPool.js"
 import { get, patch, post, TestAppLive } from "./support/TestApp.js"
 import { organization, readTicket, type TicketOrg, ticket, ticketPath } from "./TicketsSupport.js"
 
 /** Runs `helpdesk <args>` in-process against the test database; returns what it printed as JSON. */
 const helpdesk = (...args: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const database = yield* Effect.context<SqlClient.SqlClient | PgPool.PgPool>()
     const printed: Array<Record<string, unknown>> = []
     const output = Layer.succeed(Output, {
       result: (value) => Effect.sync(() => void printed.push(value))
     })
     const result = yield* runCli(["node", "helpdesk", ...args]).pipe(
       Effect.provide(
-        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeed(SqlClient.SqlClient, sql)))
+        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeedContext(database)))
       ),
       Effect.either
     )

@@ -1,9 +1,10 @@
 import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { CliDatabase, runCli } from "../src/Cli/Commands.js"
 import { Output } from "../src/Cli/Output.js"
+import type * as PgPool from "../src/Database/PgPool.js"
 import { createDemo } from "../src/Demo/Demo.js"
 import { uniqueEmail } from "./support/Fixtures.js"
 import { get, TestAppLive } from "./support/TestApp.js"
@@ -55,12 +56,12 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("helpd
 
   it.effect("`helpdesk demo` prints the organization and a token that works over HTTP", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
+      const database = yield* Effect.context<SqlClient.SqlClient | PgPool.PgPool>()
       const printed: Array<Record<string, unknown>> = []
       const output = Layer.succeed(Output, { result: (value) => Effect.sync(() => void printed.push(value)) })
       yield* runCli(["node", "helpdesk", "demo", "--owner-email", uniqueEmail("cli-demo")]).pipe(
         Effect.provide(
-          Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeed(SqlClient.SqlClient, sql)))
+          Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeedContext(database)))
         )
       )
       expect(printed).toHaveLength(1)

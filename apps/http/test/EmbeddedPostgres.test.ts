@@ -2,20 +2,20 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { clientOptions } from "../src/Database/Database.js"
 import { tryLockDataDir } from "../src/Database/DataDirLock.js"
 import { embeddedPostgres, serveOverSocket } from "../src/Database/EmbeddedPostgres.js"
+import * as PgPool from "../src/Database/PgPool.js"
 
 const sqlOf = (context: Context.Context<SqlClient.SqlClient>) => Context.get(context, SqlClient.SqlClient)
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "hd-embedded-"))
 
 const clientFor = (endpoint: { host: string; port: number }, maxConnections: number) =>
-  PgClient.layer({
+  PgPool.layer({
     host: endpoint.host,
     port: endpoint.port,
     username: "postgres",

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { clientOptions } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { MailOutbox, type MailOutboxOptions } from "../src/Mail/MailOutbox.js"
 import { ServicesLive } from "../src/Server.js"
 import { later, outboxWith, smtpLayer, testOptions, testSmtpServer } from "./MailSupport.js"
@@ -27,7 +27,7 @@ const instance = (url: string, smtpUrl: string, options: MailOutboxOptions) =>
   Layer.build(
     outboxWith(smtpLayer(smtpUrl), options).pipe(
       Layer.provide(ServicesLive),
-      Layer.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 4, ...clientOptions }))
+      Layer.provide(PgPool.layer({ url: Redacted.make(url), maxConnections: 4, ...clientOptions }))
     )
   ).pipe(Effect.map(Context.get(MailOutbox)))
 

@@ -3,7 +3,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { assert, describe, layer } from "@effect/vitest"
 import { ticketStreamId } from "@helpdesk/domain"
 import { Context, DateTime, Effect, Exit, Fiber, Layer, Redacted, Stream } from "effect"
@@ -11,6 +10,7 @@ import { fileBlobStoreLayer } from "../src/Attachments/BlobStore.js"
 import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
 import type { Caller } from "../src/Auth/CurrentCaller.js"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { ServicesLive } from "../src/Server.js"
 import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
@@ -30,7 +30,7 @@ const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), "hd-replicas-"))
 const blobExists = (id: string) => fs.existsSync(path.join(blobRoot, id.slice(0, 2), id))
 
 const pool = (url: string, name: string) =>
-  PgClient.layer({ url: Redacted.make(url), maxConnections: 6, ...clientOptions, applicationName: name })
+  PgPool.layer({ url: Redacted.make(url), maxConnections: 6, ...clientOptions, applicationName: name })
 
 /** Both replicas keep files in one place (a shared volume), as they must to serve each other's uploads. */
 const SharedBlobAttachments = PendingAttachments.Default.pipe(

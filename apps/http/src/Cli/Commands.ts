@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { MEMBER_ROLES } from "../Auth/CurrentCaller.js"
 import { type IssuedToken, Tokens } from "../Auth/Tokens.js"
+import type * as PgPool from "../Database/PgPool.js"
 import { createDemo } from "../Demo/Demo.js"
 import { isEmail } from "../Http/Fields.js"
 import { Organizations } from "../Organizations/Organizations.js"
@@ -17,13 +18,13 @@ import { Output } from "./Output.js"
  */
 export class CliDatabase extends Context.Tag("@helpdesk/http/Cli/CliDatabase")<
   CliDatabase,
-  Layer.Layer<SqlClient.SqlClient, unknown>
+  Layer.Layer<SqlClient.SqlClient | PgPool.PgPool, unknown>
 >() {}
 
 /** A refusal the CLI reports as a one-line error (exit code 1), not a stack trace. */
 export class CliError extends Schema.TaggedError<CliError>()("CliError", { message: Schema.String }) {}
 
-type Services = Tokens | Users | Memberships | Organizations | SqlClient.SqlClient
+type Services = Tokens | Users | Memberships | Organizations | SqlClient.SqlClient | PgPool.PgPool
 
 const withServices = <A, E, R>(
   effect: Effect.Effect<A, E, R>

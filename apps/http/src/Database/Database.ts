@@ -1,8 +1,9 @@
 import { NodeContext } from "@effect/platform-node"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { PgMigrator } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, String as Str } from "effect"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrations } from "./migrations/index.js"
+import * as PgPool from "./PgPool.js"
 
 /** Client options every connection of the service uses: snake_case columns, camelCase in code. */
 export const clientOptions = {
@@ -21,7 +22,7 @@ export const PgLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const url = yield* Config.option(Config.redacted("DATABASE_URL"))
     const maxConnections = yield* Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
-    if (Option.isSome(url)) return PgClient.layer({ url: url.value, maxConnections, ...clientOptions })
+    if (Option.isSome(url)) return PgPool.layer({ url: url.value, maxConnections, ...clientOptions })
     const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault(".data"))
     const embedded = yield* embeddedPostgres(dataDir)
     yield* Effect.logInfo(
@@ -31,7 +32,7 @@ export const PgLive = Layer.unwrapScoped(
     )
     // PGlite runs one session, and pglite-socket can mix up exchanges of concurrent connections (a valid
     // token was seen to read as missing): one connection per process keeps each exchange whole.
-    return PgClient.layer({ ...embedded, maxConnections: 1, ...clientOptions })
+    return PgPool.layer({ ...embedded, maxConnections: 1, ...clientOptions })
   })
 )
 

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto"
-import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
 import { serveOverSocket } from "../../src/Database/EmbeddedPostgres.js"
+import * as PgPool from "../../src/Database/PgPool.js"
 
 /** True when tests run against a real PostgreSQL server (CI), false on embedded PGlite. */
 export const usesRealPostgres = Boolean(process.env.DATABASE_URL)
@@ -52,7 +52,7 @@ export const TestPgLive = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
     // Several connections even on PGlite: the projection rebuild holds one for its advisory lock while it works
     // on another. (The service itself uses one connection to PGlite, see Database.ts.)
-    PgClient.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 4, ...clientOptions })
+    PgPool.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 4, ...clientOptions })
   )
 )
 

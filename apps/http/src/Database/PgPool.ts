@@ -1,0 +1,92 @@
+import type { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { PgClient } from "@effect/sql-pg"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import pg from "pg"
+
+/**
+ * The `pg` pool behind the service's SQL client. Everything goes through `SqlClient`, except the few hot reads
+ * that run one fixed statement per request and cannot afford `@effect/sql`'s statement pipeline (decision 0657);
+ * they use {@link query} on this same pool, so the embedded database's single connection is still the only one.
+ */
+export class PgPool extends Context.Tag("@helpdesk/http/Database/PgPool")<PgPool, pg.Pool>() {}
+
+/** One fixed statement on the pool, its rows as `pg` returns them (snake_case names, no transforms). */
+export const query = <Row>(
+  pool: pg.Pool,
+  text: string,
+  values: ReadonlyArray<unknown>
+): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
+  Effect.async((resume) => {
+    pool.query(text, values as Array<unknown>, (cause, result) =>
+      resume(
+        cause
+          ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+          : Effect.succeed(result.rows)
+      )
+    )
+  })
+
+/** What the service connects with: a URL, or the parts of an embedded database's endpoint. */
+export type PgConnection = Pick<
+  PgClient.PgClientConfig,
+  "url" | "host" | "port" | "database" | "username" | "password" | "maxConnections" | "applicationName"
+>
+
+const CONNECT_TIMEOUT = Duration.seconds(5)
+
+/** A pool connected once (so a wrong address fails at start, as `PgClient.layer` does) and ended with its scope. */
+const acquirePool = (connection: PgConnection) =>
+  Effect.gen(function* () {
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new pg.Pool({
+          connectionString: connection.url === undefined ? undefined : Redacted.value(connection.url),
+          host: connection.host,
+          port: connection.port,
+          database: connection.database,
+          user: connection.username,
+          password: connection.password === undefined ? undefined : Redacted.value(connection.password),
+          max: connection.maxConnections,
+          application_name: connection.applicationName ?? "helpdesk"
+        })
+        // An idle connection's error (the server restarted) is the pool's to handle; unheard, it would crash node.
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    )
+    yield* Effect.tryPromise({
+      try: () => pool.query("SELECT 1"),
+      catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+    }).pipe(
+      Effect.timeoutFail({
+        duration: CONNECT_TIMEOUT,
+        onTimeout: () =>
+          new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+      })
+    )
+    return pool
+  })
+
+/**
+ * The SQL client (`PgClient`, `SqlClient`) and its {@link PgPool}, one pool for both: `PgClient.layer`'s
+ * replacement, taking the same options.
+ */
+export const layer = (
+  config: PgConnection & Omit<PgClient.PgClientFromPoolOptions, "acquire">
+): Layer.Layer<PgPool | PgClient.PgClient | SqlClient.SqlClient, SqlError> => {
+  const PoolLive = Layer.scoped(PgPool, acquirePool(config))
+  const ClientLive = Layer.unwrapEffect(
+    Effect.map(PgPool, (pool) =>
+      PgClient.layerFromPool({
+        acquire: Effect.succeed(pool),
+        applicationName: config.applicationName,
+        transformQueryNames: config.transformQueryNames,
+        transformResultNames: config.transformResultNames,
+        transformJson: config.transformJson
+      })
+    )
+  )
+  return ClientLive.pipe(Layer.provideMerge(PoolLive))
+}
