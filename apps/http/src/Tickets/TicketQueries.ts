@@ -2,9 +2,21 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
+import * as PgPool from "../Database/PgPool.js"
 import * as Ordering from "../Http/Ordering.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
 import type { ViewJson } from "./TicketWire.js"
+
+/** A row of `hd_ticket_view_for_token` (migration 0080), as `pg` returns it. */
+interface TokenAndViewRow {
+  readonly id: string
+  readonly kind: StoredTokenCheck["kind"]
+  readonly user_id: string | null
+  readonly organization_id: string | null
+  readonly token_hash: Uint8Array
+  readonly revoked_at: Date | null
+  readonly view: ViewJson | null
+}
 
 /** Orderings of the ticket list: newest activity first by default. */
 export const TicketOrdering = Ordering.make({
@@ -52,6 +64,7 @@ export const prefixQuery = (q: string): string | undefined => {
 export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/http/Tickets/TicketQueries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const pool = yield* PgPool.PgPool
 
     /** The stored view of a ticket of the organization, or undefined. */
     const view = (organizationId: number, ticketId: number): Effect.Effect<ViewJson | undefined> =>
@@ -66,33 +79,35 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
      * The token check and the read of `GET …/tickets/{id}/` in one round trip (its hot path): the caller of the token
      * with this digest (none: unknown or revoked), and the stored view of the ticket if that caller may read the
      * organization `publicId` and it has the ticket. Any reason for no view (not a member, another organization's
-     * ticket, no such ticket) is the same 404.
+     * ticket, no such ticket) is the same 404. One fixed statement straight on the pool, calling a function whose
+     * plan PostgreSQL keeps (decision 0657).
      */
     const readableViewForToken = (
       digest: Uint8Array,
       publicId: string,
       ticketId: number
     ): Effect.Effect<{ readonly caller: Option.Option<Caller>; readonly view: ViewJson | undefined }> =>
-      sql<StoredTokenCheck & { readonly view: ViewJson | null }>`
-        SELECT k.id, k.kind, k.user_id, k.organization_id, k.token_hash, k.revoked_at, v.view
-        FROM api_tokens k
-        LEFT JOIN LATERAL (
-          SELECT t.view FROM organizations o
-          JOIN hd_tickets t ON t.ticket_id = ${ticketId} AND t.organization_id = o.id::text
-          WHERE o.public_id = ${publicId}
-            AND CASE k.kind
-              WHEN 'personal' THEN EXISTS (
-                SELECT 1 FROM memberships m WHERE m.organization_id = o.id AND m.user_id = k.user_id)
-              ELSE o.id = k.organization_id
-            END
-        ) v ON true
-        WHERE k.token_hash = ${digest}`.pipe(
+      PgPool.query<TokenAndViewRow>(pool, "SELECT * FROM hd_ticket_view_for_token($1, $2, $3)", [
+        digest,
+        publicId,
+        ticketId
+      ]).pipe(
         Effect.map((rows) => {
-          const caller = callerOfRow(rows[0], digest)
-          return { caller, view: Option.isSome(caller) ? (rows[0]?.view ?? undefined) : undefined }
+          const row = rows[0]
+          const caller = callerOfRow(
+            row && {
+              id: row.id,
+              kind: row.kind,
+              userId: row.user_id,
+              organizationId: row.organization_id,
+              tokenHash: row.token_hash,
+              revokedAt: row.revoked_at
+            },
+            digest
+          )
+          return { caller, view: Option.isSome(caller) ? (row?.view ?? undefined) : undefined }
         }),
-        Effect.orDie,
-        Effect.withSpan("TicketQueries.readableViewForToken", { captureStackTrace: false })
+        Effect.orDie
       )
 
     /** Whether the organization has this ticket. */
