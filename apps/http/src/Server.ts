@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import { HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "./Api.js"
 import { ExpiredUploadsReaperLive } from "./Attachments/ExpiredUploadsReaper.js"
 import { AttachmentsLive, DownloadsLive } from "./Attachments/Http.js"
@@ -33,6 +33,7 @@ import { PresetFilters } from "./PresetFilters/PresetFilters.js"
 import { TagsLive } from "./Tags/Http.js"
 import { Tags } from "./Tags/Tags.js"
 import { TicketsLive } from "./Tickets/Http.js"
+import { ticketReadBeforeRouting } from "./Tickets/TicketReadBeforeRouting.js"
 import { TicketServicesLive } from "./Tickets/TicketServices.js"
 import { InactivityTimerLive } from "./Timers/InactivityTimer.js"
 import { SnoozeTimerLive } from "./Timers/SnoozeTimer.js"
@@ -103,13 +104,20 @@ const conventions = wireConventions({ allowedMethods: routeMethods(apiRoutes) })
  * the headers). An embedding application that provides a tracer passes `tracing: true`.
  */
 export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly tracing?: boolean } = {}) => {
-  const app = HttpApiBuilder.serve((app) =>
-    options.logRequests ? HttpMiddleware.logger(conventions(app)) : conventions(app)
+  const app = Layer.unwrapEffect(
+    Effect.map(ticketReadBeforeRouting, (ticketRead) =>
+      HttpApiBuilder.serve((app) => {
+        const served = conventions(ticketRead(app))
+        return options.logRequests ? HttpMiddleware.logger(served) : served
+      })
+    )
   ).pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAsFieldErrors),
-    Layer.provide(ApiLive)
+    Layer.provide(ApiLive),
+    Layer.provide(TicketServicesLive),
+    Layer.provide(ServicesLive)
   )
   return options.tracing === true
     ? app

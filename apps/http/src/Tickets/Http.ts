@@ -2,7 +2,6 @@ import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@eff
 import { messageView, type Ticket, ticketView } from "@helpdesk/domain"
 import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
-import { PendingAttachments } from "../Attachments/PendingAttachments.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, PUBLIC_ID_PATTERN } from "../Auth/OrganizationAccess.js"
 import { PresentedToken } from "../Auth/ServiceAuth.js"
@@ -27,7 +26,8 @@ import {
   TicketCreate,
   TicketUpdate
 } from "./TicketRequests.js"
-import { attachmentIdsOf, type DownloadUrls, renderMessage, renderTicket, type ViewJson } from "./TicketWire.js"
+import { TicketResponses } from "./TicketResponses.js"
+import { renderMessage, renderTicket, type ViewJson } from "./TicketWire.js"
 
 const CRITERIA_PARAMS = [
   "statuses",
@@ -40,8 +40,6 @@ const CRITERIA_PARAMS = [
   "tags_include",
   "tags_exclude"
 ] as const
-
-const NO_URLS: DownloadUrls = new Map()
 
 const json = (body: unknown) => HttpServerResponse.unsafeJson(body)
 
@@ -56,21 +54,9 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
     const queries = yield* TicketQueries
     const commands = yield* TicketCommands
     const presetFilters = yield* PresetFilters
-    const attachments = yield* PendingAttachments
     const tokens = yield* Tokens
 
-    /** Signed download links of every attachment in these views (none: no work). */
-    const downloadUrls = (views: ReadonlyArray<ViewJson>) =>
-      Effect.gen(function* () {
-        const ids = views.flatMap(attachmentIdsOf)
-        if (ids.length === 0) return NO_URLS
-        const urls = new Map<string, string>()
-        for (const id of new Set(ids)) urls.set(id, yield* attachments.downloadUrl(id))
-        return urls as DownloadUrls
-      })
-
-    const ticketResponse = (view: ViewJson) =>
-      Effect.map(downloadUrls([view]), (urls) => json(renderTicket(view, urls)))
+    const { downloadUrls, ticket: ticketResponse } = yield* TicketResponses
 
     const stateView = (ticket: Ticket) => toJsonValue(ticketView(ticket)) as ViewJson
 

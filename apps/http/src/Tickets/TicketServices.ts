@@ -7,14 +7,19 @@ import { TicketReadModelsLive } from "../EventStore/TicketProjection.js"
 import { TicketCommands } from "./TicketCommands.js"
 import { TicketDirectory } from "./TicketDirectory.js"
 import { TicketQueries } from "./TicketQueries.js"
+import { TicketResponses } from "./TicketResponses.js"
 
 /**
- * What the `tickets` group's handlers use: ticket writes and reads over the PostgreSQL event store, with the ticket
+ * What the `tickets` group's handlers (and `GET ticket` before routing) use: ticket writes and reads over the PostgreSQL event store, with the ticket
  * read models as its inline projection. Needs the directory services (`Inboxes`, `Customers`, `Tags`), `PresetFilters`
  * and the `SqlClient`, which `ServicesLive` provides. `PendingAttachmentsLive` is the same layer value `ServicesLive`
  * uses, so one build shares one instance.
  */
-export const TicketServicesLive = Layer.mergeAll(TicketQueries.Default, TicketCommands.Default).pipe(
+export const TicketServicesLive = Layer.mergeAll(
+  TicketQueries.Default,
+  TicketCommands.Default,
+  TicketResponses.Default
+).pipe(
   Layer.provideMerge(TicketDirectory.Default),
   Layer.provideMerge(AutoReplies.Default),
   Layer.provideMerge(CsatSurveys.Default),
