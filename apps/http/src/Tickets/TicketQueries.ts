@@ -107,7 +107,8 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
           )
           return { caller, view: Option.isSome(caller) ? (row?.view ?? undefined) : undefined }
         }),
-        Effect.orDie
+        Effect.orDie,
+        Effect.withSpan("TicketQueries.readableViewForToken", { captureStackTrace: false })
       )
 
     /** Whether the organization has this ticket. */
