@@ -11,7 +11,7 @@ import { openLoad } from "./OpenLoad.js"
  * autocannon, beside a minimal baseline measured in the same run: bare `node:http` + `pg` answering the same
  * `GET ticket` from the same read table (`hd_tickets`), without authentication or framework. Servers run in child
  * processes so the load generator does not share their event loop. `GET ticket` and the baseline alternate for
- * `BENCH_ROUNDS` rounds (default 3; the median round is the figure). Each scenario runs `BENCH_SECONDS` (default 10)
+ * `BENCH_ROUNDS` rounds (default 5; the median round is the figure). Each scenario runs `BENCH_SECONDS` (default 10)
  * at `BENCH_CONNECTIONS` (default 50) connections. Targets: `GET ticket` ≥ 50% of the baseline's requests/s, p99
  * under 20 ms.
  */
@@ -19,7 +19,7 @@ import { openLoad } from "./OpenLoad.js"
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
 
 interface Ready {

@@ -6,24 +6,36 @@ import pg from "pg"
 
 /**
  * The `pg` pool behind the service's SQL client. Everything goes through `SqlClient`, except the few hot reads
- * that run one fixed statement per request and cannot afford `@effect/sql`'s statement pipeline (decision 0657);
- * they use {@link query} on this same pool, so the embedded database's single connection is still the only one.
+ * that run one fixed statement per request and cannot afford `@effect/sql`'s statement pipeline nor PostgreSQL's
+ * planning on every execution (decision 0657); they use {@link query} on this same pool, so the embedded
+ * database's single connection is still the only one.
  */
 export class PgPool extends Context.Tag("@helpdesk/http/Database/PgPool")<PgPool, pg.Pool>() {}
 
-/** One fixed statement on the pool, its rows as `pg` returns them (snake_case names, no transforms). */
+/**
+ * A statement PostgreSQL prepares once per connection under `name`, and plans from then on from its kept plan
+ * (an unnamed statement is planned on every execution). One `name` must always carry the same `text`.
+ */
+export interface PreparedStatement {
+  readonly name: string
+  readonly text: string
+}
+
+/** A {@link PreparedStatement} on the pool, its rows as `pg` returns them (snake_case names, no transforms). */
 export const query = <Row>(
   pool: pg.Pool,
-  text: string,
+  statement: PreparedStatement,
   values: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
   Effect.async((resume) => {
-    pool.query(text, values as Array<unknown>, (cause, result) =>
-      resume(
-        cause
-          ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
-          : Effect.succeed(result.rows)
-      )
+    pool.query(
+      { name: statement.name, text: statement.text, values: values as Array<unknown> },
+      (cause: Error | null, result: pg.QueryResult) =>
+        resume(
+          cause
+            ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
+            : Effect.succeed(result.rows as ReadonlyArray<Row>)
+        )
     )
   })
 

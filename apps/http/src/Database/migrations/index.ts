@@ -14,7 +14,6 @@ import attachments from "./0060_attachments.js"
 import mailDelivery from "./0070_mail_delivery.js"
 import timers from "./0071_timers.js"
 import csatSurveys from "./0072_csat_surveys.js"
-import ticketViewForToken from "./0080_ticket_view_for_token.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -34,6 +33,5 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0060_attachments": attachments,
   "0070_mail_delivery": mailDelivery,
   "0071_timers": timers,
-  "0072_csat_surveys": csatSurveys,
-  "0080_ticket_view_for_token": ticketViewForToken
+  "0072_csat_surveys": csatSurveys
 }
