@@ -291,8 +291,13 @@ function everyZoneFigures(from: number, to: number): string {
   const sorted = figures.map((f) => f.ms).sort((a, b) => a - b)
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(2)
   const over = figures.filter((f) => f.ms >= 1).map((f) => `${f.zone} ${f.ms.toFixed(2)} ms`)
+  const slowest = [...figures]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 5)
+    .map((f) => `${f.zone} ${f.ms.toFixed(2)} ms`)
   return [
     `every zone (${zones.length}), CPU median of 7 builds: median ${at(0.5)} ms, p90 ${at(0.9)} ms, max ${at(1)} ms`,
+    `  slowest: ${slowest.join(", ")}`,
     `  at or over 1 ms: ${over.length === 0 ? "none" : over.join(", ")}`
   ].join("\n")
 }

@@ -1,4 +1,4 @@
-import { civilFromDays, DAY_MS, daysFromCivil, daysInMonth } from "./civil.js"
+import { civilFromDays, civilInto, DAY_MS, daysFromCivil, daysInMonth } from "./civil.js"
 
 /**
  * A time zone's UTC offsets as a table of transitions over a window of years, built once per zone
@@ -163,9 +163,76 @@ const SAMPLE_DAYS_BY_NAME: Readonly<Record<string, number>> = {
   DeNoronha: 6
 }
 
-/** Days between two samples of a zone's offset. */
-export const sampleDaysFor = (timeZone: string): number =>
-  SAMPLE_DAYS_BY_NAME[timeZone.slice(timeZone.lastIndexOf("/") + 1)] ?? SAMPLE_DAYS_DEFAULT
+/**
+ * Zones of the list above whose short stretches are all of one offset and in some months of the year:
+ * Palestine's summer time (+03:00), cut to one or two weeks where Ramadan meets its start (late March) or
+ * its end (October, before the last Saturday): 2040, 2053–2054, 2072–2073 and 2086 in the tz data. Its
+ * standard time has never lasted under 19 days, and summer time that short lies in March–October.
+ * And north-eastern Brazil's summer time of October 2000, one or two weeks long (Brazil has had none since
+ * 2019). `test/zoneSampling.test.ts` checks these premises for every zone against a plain scan of `Intl`.
+ */
+const SHORT_STRETCHES_BY_NAME: Readonly<
+  Record<string, { readonly offsetMinutes: number; readonly fromMonth: number; readonly toMonth: number }>
+> = {
+  Gaza: { offsetMinutes: 180, fromMonth: 3, toMonth: 11 },
+  Hebron: { offsetMinutes: 180, fromMonth: 3, toMonth: 11 },
+  Boa_Vista: { offsetMinutes: -180, fromMonth: 10, toMonth: 11 },
+  Fortaleza: { offsetMinutes: -120, fromMonth: 10, toMonth: 11 },
+  Maceio: { offsetMinutes: -120, fromMonth: 10, toMonth: 11 },
+  Recife: { offsetMinutes: -120, fromMonth: 10, toMonth: 11 },
+  Noronha: { offsetMinutes: -60, fromMonth: 10, toMonth: 11 },
+  DeNoronha: { offsetMinutes: -60, fromMonth: 10, toMonth: 11 }
+}
+
+/**
+ * How far apart a zone's offset may be sampled (decision record 0100). Every stretch of one offset lasts at
+ * least `shortStretch`; where `shortOffset` is set, only stretches of that offset, between the first day of
+ * month `fromMonth` and of `toMonth` (1–12, UTC), last less than the default 19 days.
+ */
+export interface Sampling {
+  readonly shortStretch: number
+  readonly shortOffset: number | undefined
+  readonly fromMonth: number
+  readonly toMonth: number
+}
+
+/** The sampling of a zone, by the last part of its name. */
+export const samplingFor = (timeZone: string): Sampling => {
+  const name = timeZone.slice(timeZone.lastIndexOf("/") + 1)
+  const short = SHORT_STRETCHES_BY_NAME[name]
+  return {
+    shortStretch: (SAMPLE_DAYS_BY_NAME[name] ?? SAMPLE_DAYS_DEFAULT) * DAY_MS,
+    shortOffset: short === undefined ? undefined : short.offsetMinutes * MINUTE_MS,
+    fromMonth: short?.fromMonth ?? 1,
+    toMonth: short?.toMonth ?? 13
+  }
+}
+
+const DEFAULT_STEP = SAMPLE_DAYS_DEFAULT * DAY_MS
+
+/** The shortest a stretch of `offset` lasts. */
+const stretchOf = (sampling: Sampling, offset: number): number =>
+  sampling.shortOffset === undefined || offset === sampling.shortOffset ? sampling.shortStretch : DEFAULT_STEP
+
+/** How far apart samples may be while the offset is `offset`, all year: the shortest stretch of any other. */
+const stepWhile = (sampling: Sampling, offset: number): number =>
+  sampling.shortOffset === undefined || offset !== sampling.shortOffset ? sampling.shortStretch : DEFAULT_STEP
+
+const civilScratch: [number, number, number] = [0, 0, 0]
+
+/**
+ * The next sample after one at `at` that read `offset`: `stepWhile` later, or up to the default step later
+ * when no short stretch can come before it (outside its months).
+ */
+const nextSample = (sampling: Sampling, at: number, offset: number): number => {
+  const step = stepWhile(sampling, offset)
+  if (step === DEFAULT_STEP || sampling.shortOffset === undefined) return at + step
+  civilInto(Math.floor(at / DAY_MS), civilScratch)
+  const [year, month] = civilScratch
+  if (month >= sampling.fromMonth && month < sampling.toMonth) return at + step
+  const monthsStart = daysFromCivil(month < sampling.fromMonth ? year : year + 1, sampling.fromMonth, 1) * DAY_MS
+  return monthsStart <= at + step ? at + step : Math.min(at + DEFAULT_STEP, monthsStart)
+}
 
 const weekdayTimeFormats = new Map<string, Intl.DateTimeFormat>()
 
@@ -211,14 +278,15 @@ export const zoneTableFor = (timeZone: string, now: number = Date.now()): ZoneTa
 
 /**
  * Builds the table for `[fromYear-01-01, toYear-01-01)` UTC (decision record 0100): samples the offset
- * every 19 days (fewer for the zones listed above), and where two samples differ finds the exact
- * transition (see `findTransition`).
+ * every 19 days (less for the zones listed above, while a short stretch can come), and where two samples
+ * differ finds the exact transition (see `findTransition`).
  *
- * No two changes of a zone are closer than its step, so samples at most a step apart see every change,
- * one change at most between two samples; and after a change found at `t` the next one is no earlier
- * than `t + step` and the one after it no earlier than `t + 2 steps`: the next sample can be taken just
- * before `t + 2 steps`, and still at most one change lies between it and the sample before. Only a pair
- * of changes closer than the step can be missed, as with plain sampling. Where last year's transitions
+ * No stretch of another offset is shorter than the step taken while the clock reads one (`samplingFor`),
+ * so samples that far apart see every change, one change at most between two samples; and after a
+ * change into an offset at `t`, the next change is no earlier than `t` plus that offset's shortest
+ * stretch, and the one after it no earlier than a step more: the next sample can be taken just before
+ * then, and still at most one change lies between it and the sample before. Only a stretch shorter than
+ * the premise allows can be missed, as with plain sampling. Where last year's transitions
  * predict the next change, the samples go to the predicted instant and the minute before it (never later
  * than the grid allows), so a correct prediction confirms the change with those two readings.
  */
@@ -226,7 +294,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
   const probe = makeMinuteOffsetProbe(timeZone)
   const windowStart = daysFromCivil(fromYear, 1, 1) * DAY_MS
   const windowEnd = daysFromCivil(toYear, 1, 1) * DAY_MS
-  const step = sampleDaysFor(timeZone) * DAY_MS
+  const sampling = samplingFor(timeZone)
   const transitions: Array<number> = []
   const offsets: Array<number> = []
   const found = { offset: 0 }
@@ -235,7 +303,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
   // UTC and the Etc/ zones are fixed offsets by definition: one reading is the whole table.
   const fixed = timeZone === "UTC" || timeZone.startsWith("Etc/")
   let at = windowStart
-  let next = windowStart + step
+  let next = nextSample(sampling, windowStart, current)
   // Where the next change is expected (from last year's), if anywhere: the samples go to that instant
   // and the minute before it, which then also confirm the change.
   let expected = Number.POSITIVE_INFINITY
@@ -250,12 +318,12 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
         at = expected
         if (atExpected === current) {
           // Not there (yet): sample on from here.
-          next = expected + step
+          next = nextSample(sampling, expected, current)
         } else {
           transitions.push(expected)
           offsets.push(atExpected)
           current = atExpected
-          next = expected + 2 * step - MINUTE_MS
+          next = expected + stretchOf(sampling, current) + stepWhile(sampling, current) - MINUTE_MS
           expected = expectedChange(transitions, offsets, current, at)
           continue
         }
@@ -269,7 +337,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
       sampled = probe(sampleAt)
     }
     if (sampled === current) {
-      next = sampleAt + step
+      next = nextSample(sampling, sampleAt, current)
     } else {
       // One change between the samples; more only if the zone breaks the step's premise: find them all.
       let before = current
@@ -281,7 +349,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
         before = found.offset
       } while (before !== sampled)
       current = sampled
-      next = change + 2 * step - MINUTE_MS
+      next = change + stretchOf(sampling, current) + stepWhile(sampling, current) - MINUTE_MS
       expected = expectedChange(transitions, offsets, current, sampleAt)
     }
     at = sampleAt
