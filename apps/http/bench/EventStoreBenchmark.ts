@@ -252,6 +252,7 @@ const run = Effect.gen(function* () {
       PgPool.layer({
         url: Redacted.make(withDatabase(baseUrl, database)),
         maxConnections: WRITERS + 4,
+        namedStatements: true,
         ...clientOptions
       })
     )

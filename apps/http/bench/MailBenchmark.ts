@@ -97,7 +97,14 @@ const instance = (url: string, smtpUrl: string) =>
       Layer.provide(BlobStoreLive),
       Layer.provide(TicketServicesLive),
       Layer.provide(ServicesLive),
-      Layer.provide(PgPool.layer({ url: Redacted.make(url), maxConnections: CONCURRENCY + 4, ...clientOptions }))
+      Layer.provide(
+        PgPool.layer({
+          url: Redacted.make(url),
+          maxConnections: CONCURRENCY + 4,
+          namedStatements: true,
+          ...clientOptions
+        })
+      )
     )
   ).pipe(Effect.map(Context.get(MailOutbox)))
 
@@ -147,7 +154,9 @@ const run = Effect.gen(function* () {
   const database = yield* benchDatabase(baseUrl, "mail")
   const url = withDatabase(baseUrl, database)
   const Database = MigrationsLive.pipe(
-    Layer.provideMerge(PgPool.layer({ url: Redacted.make(url), maxConnections: 12, ...clientOptions }))
+    Layer.provideMerge(
+      PgPool.layer({ url: Redacted.make(url), maxConnections: 12, namedStatements: true, ...clientOptions })
+    )
   )
   const context = yield* Layer.build(
     Layer.mergeAll(ServicesLive, TicketServicesLive).pipe(

@@ -239,7 +239,12 @@ const run = Effect.scoped(
     const database = yield* benchDatabase(baseUrl, "snooze")
     const Database = MigrationsLive.pipe(
       Layer.provideMerge(
-        PgPool.layer({ url: Redacted.make(withDatabase(baseUrl, database)), maxConnections: 10, ...clientOptions })
+        PgPool.layer({
+          url: Redacted.make(withDatabase(baseUrl, database)),
+          maxConnections: 10,
+          namedStatements: true,
+          ...clientOptions
+        })
       )
     )
     const AppLive = TicketServicesLive.pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(Database))

@@ -47,7 +47,9 @@ const baseline = () => {
 
 const app = () => {
   const DatabaseLive = MigrationsLive.pipe(
-    Layer.provideMerge(PgPool.layer({ url: Redacted.make(url), maxConnections: 20, ...clientOptions }))
+    Layer.provideMerge(
+      PgPool.layer({ url: Redacted.make(url), maxConnections: 20, namedStatements: true, ...clientOptions })
+    )
   )
   const AppLive = HttpAppLive().pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),

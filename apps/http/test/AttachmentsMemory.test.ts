@@ -95,7 +95,12 @@ const DatabaseOfThisFile = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
     Layer.merge(
       Layer.succeed(DatabaseUrl, url),
-      PgPool.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 4 : 1, ...clientOptions })
+      PgPool.layer({
+        url: Redacted.make(url),
+        maxConnections: usesRealPostgres ? 4 : 1,
+        namedStatements: usesRealPostgres,
+        ...clientOptions
+      })
     )
   )
 )

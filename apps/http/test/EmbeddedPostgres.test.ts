@@ -4,8 +4,8 @@ import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
-import { clientOptions } from "../src/Database/Database.js"
+import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
+import { clientOptions, PgLive } from "../src/Database/Database.js"
 import { tryLockDataDir } from "../src/Database/DataDirLock.js"
 import { embeddedPostgres, serveOverSocket } from "../src/Database/EmbeddedPostgres.js"
 import * as PgPool from "../src/Database/PgPool.js"
@@ -14,15 +14,16 @@ const sqlOf = (context: Context.Context<SqlClient.SqlClient>) => Context.get(con
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "hd-embedded-"))
 
+const endpointOptions = (endpoint: { host: string; port: number }) => ({
+  host: endpoint.host,
+  port: endpoint.port,
+  username: "postgres",
+  database: "postgres",
+  ...clientOptions
+})
+
 const clientFor = (endpoint: { host: string; port: number }, maxConnections: number) =>
-  PgPool.layer({
-    host: endpoint.host,
-    port: endpoint.port,
-    username: "postgres",
-    database: "postgres",
-    maxConnections,
-    ...clientOptions
-  })
+  PgPool.layer({ ...endpointOptions(endpoint), maxConnections, namedStatements: false })
 
 describe("embedded PostgreSQL", () => {
   it.scoped("given several pooled connections, interleaved parameterised queries each get their own answer", () =>
@@ -44,6 +45,46 @@ describe("embedded PostgreSQL", () => {
         { concurrency: 16 }
       )
       expect(answers).toEqual(Array.from({ length: 200 }, (_, i) => ({ n: i * (i % 7), s: `v${i}` })))
+    })
+  )
+
+  it.scoped("given one session for every connection, a hot read's statement runs on each connection, unnamed", () =>
+    Effect.gen(function* () {
+      const db = yield* Effect.acquireRelease(
+        Effect.promise(() => PGlite.create()),
+        (db) => Effect.promise(() => db.close())
+      )
+      const endpoint = yield* serveOverSocket(db, { tcp: true })
+      const statement: PgPool.PreparedStatement = { name: "hd_test_statement", text: "SELECT $1::int + 1 AS n" }
+      const runOn = (layer: ReturnType<typeof clientFor>, value: number) =>
+        Effect.scoped(
+          Effect.flatMap(Layer.build(layer), (context) =>
+            PgPool.query<{ n: number }>(Context.get(context, PgPool.PgPool), statement, [value])
+          )
+        ).pipe(Effect.map((rows) => rows[0]!.n))
+      // A connection that replaces an earlier one (the pool's idle timeout) meets the session that one left.
+      expect(yield* runOn(clientFor(endpoint, 1), 1)).toBe(2)
+      expect(yield* runOn(clientFor(endpoint, 1), 2)).toBe(3)
+      // Why the embedded database may not name statements: the session keeps the name past its connection.
+      const named = (value: number) =>
+        runOn(PgPool.layer({ ...endpointOptions(endpoint), maxConnections: 1, namedStatements: true }), value)
+      expect(yield* named(3)).toBe(4)
+      const refused = yield* Effect.flip(named(4))
+      expect(String(refused.cause)).toContain("already exists")
+    })
+  )
+
+  it.scoped("given the service's embedded database, a hot read still answers after its connection was replaced", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(
+        PgLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATA_DIR", tempDir()]])))))
+      )
+      const hot = Context.get(context, PgPool.PgPool)
+      const statement: PgPool.PreparedStatement = { name: "hd_test_hot_read", text: "SELECT $1::int * 2 AS n" }
+      expect((yield* PgPool.query<{ n: number }>(hot, statement, [2]))[0]!.n).toBe(4)
+      // What the pool does to a connection idle for 10 s: close it, and open another for the next query.
+      yield* Effect.promise(async () => (await hot.pool.connect()).release(true))
+      expect((yield* PgPool.query<{ n: number }>(hot, statement, [3]))[0]!.n).toBe(6)
     })
   )
 

@@ -27,7 +27,9 @@ const instance = (url: string, smtpUrl: string, options: MailOutboxOptions) =>
   Layer.build(
     outboxWith(smtpLayer(smtpUrl), options).pipe(
       Layer.provide(ServicesLive),
-      Layer.provide(PgPool.layer({ url: Redacted.make(url), maxConnections: 4, ...clientOptions }))
+      Layer.provide(
+        PgPool.layer({ url: Redacted.make(url), maxConnections: 4, namedStatements: true, ...clientOptions })
+      )
     )
   ).pipe(Effect.map(Context.get(MailOutbox)))
 

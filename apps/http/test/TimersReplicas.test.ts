@@ -30,7 +30,13 @@ const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), "hd-replicas-"))
 const blobExists = (id: string) => fs.existsSync(path.join(blobRoot, id.slice(0, 2), id))
 
 const pool = (url: string, name: string) =>
-  PgPool.layer({ url: Redacted.make(url), maxConnections: 6, ...clientOptions, applicationName: name })
+  PgPool.layer({
+    url: Redacted.make(url),
+    maxConnections: 6,
+    namedStatements: true,
+    ...clientOptions,
+    applicationName: name
+  })
 
 /** Both replicas keep files in one place (a shared volume), as they must to serve each other's uploads. */
 const SharedBlobAttachments = PendingAttachments.Default.pipe(

@@ -22,7 +22,8 @@ export const PgLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const url = yield* Config.option(Config.redacted("DATABASE_URL"))
     const maxConnections = yield* Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
-    if (Option.isSome(url)) return PgPool.layer({ url: url.value, maxConnections, ...clientOptions })
+    const namedStatements = yield* Config.boolean("DATABASE_NAMED_STATEMENTS").pipe(Config.withDefault(true))
+    if (Option.isSome(url)) return PgPool.layer({ url: url.value, maxConnections, namedStatements, ...clientOptions })
     const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault(".data"))
     const embedded = yield* embeddedPostgres(dataDir)
     yield* Effect.logInfo(
@@ -31,8 +32,9 @@ export const PgLive = Layer.unwrapScoped(
         : `Embedded PostgreSQL (PGlite) in ${dataDir}, shared with the process that has it open`
     )
     // PGlite runs one session, and pglite-socket can mix up exchanges of concurrent connections (a valid
-    // token was seen to read as missing): one connection per process keeps each exchange whole.
-    return PgPool.layer({ ...embedded, maxConnections: 1, ...clientOptions })
+    // token was seen to read as missing): one connection per process keeps each exchange whole. That one
+    // session outlives every connection (the pool reconnects after 10 s idle), so no named statements.
+    return PgPool.layer({ ...embedded, maxConnections: 1, namedStatements: false, ...clientOptions })
   })
 )
 

@@ -5,12 +5,22 @@ import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 
 /**
- * The `pg` pool behind the service's SQL client. Everything goes through `SqlClient`, except the few hot reads
- * that run one fixed statement per request and cannot afford `@effect/sql`'s statement pipeline nor PostgreSQL's
- * planning on every execution (decision 0657); they use {@link query} on this same pool, so the embedded
- * database's single connection is still the only one.
+ * The `pg` pool behind the service's SQL client, and whether its statements may be prepared under a name.
+ * Everything goes through `SqlClient`, except the few hot reads that run one fixed statement per request and
+ * cannot afford `@effect/sql`'s statement pipeline nor PostgreSQL's planning on every execution (decision 0657);
+ * they use {@link query} on this same pool, so the embedded database's single connection is still the only one.
  */
-export class PgPool extends Context.Tag("@helpdesk/http/Database/PgPool")<PgPool, pg.Pool>() {}
+export interface Pool {
+  readonly pool: pg.Pool
+  /**
+   * False where connections share one session, which would keep a named statement past the connection that
+   * prepared it, so the next connection's `Parse` of the same name fails: the embedded PGlite (one session for
+   * every connection) and a transaction-mode pooler in front of PostgreSQL.
+   */
+  readonly namedStatements: boolean
+}
+
+export class PgPool extends Context.Tag("@helpdesk/http/Database/PgPool")<PgPool, Pool>() {}
 
 /**
  * A statement PostgreSQL prepares once per connection under `name`, and plans from then on from its kept plan
@@ -21,15 +31,20 @@ export interface PreparedStatement {
   readonly text: string
 }
 
-/** A {@link PreparedStatement} on the pool, its rows as `pg` returns them (snake_case names, no transforms). */
+/**
+ * A {@link PreparedStatement} on the pool (sent unnamed, planned each time, where the pool may not name
+ * statements), its rows as `pg` returns them (snake_case names, no transforms).
+ */
 export const query = <Row>(
-  pool: pg.Pool,
+  { pool, namedStatements }: Pool,
   statement: PreparedStatement,
   values: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
   Effect.async((resume) => {
     pool.query(
-      { name: statement.name, text: statement.text, values: values as Array<unknown> },
+      namedStatements
+        ? { name: statement.name, text: statement.text, values: values as Array<unknown> }
+        : { text: statement.text, values: values as Array<unknown> },
       (cause: Error | null, result: pg.QueryResult) =>
         resume(
           cause
@@ -43,7 +58,10 @@ export const query = <Row>(
 export type PgConnection = Pick<
   PgClient.PgClientConfig,
   "url" | "host" | "port" | "database" | "username" | "password" | "maxConnections" | "applicationName"
->
+> & {
+  /** Whether each connection is a session of its own, which may keep named statements (see {@link Pool}). */
+  readonly namedStatements: boolean
+}
 
 const CONNECT_TIMEOUT = Duration.seconds(5)
 
@@ -88,9 +106,12 @@ const acquirePool = (connection: PgConnection) =>
 export const layer = (
   config: PgConnection & Omit<PgClient.PgClientFromPoolOptions, "acquire">
 ): Layer.Layer<PgPool | PgClient.PgClient | SqlClient.SqlClient, SqlError> => {
-  const PoolLive = Layer.scoped(PgPool, acquirePool(config))
+  const PoolLive = Layer.scoped(
+    PgPool,
+    Effect.map(acquirePool(config), (pool) => ({ pool, namedStatements: config.namedStatements }))
+  )
   const ClientLive = Layer.unwrapEffect(
-    Effect.map(PgPool, (pool) =>
+    Effect.map(PgPool, ({ pool }) =>
       PgClient.layerFromPool({
         acquire: Effect.succeed(pool),
         applicationName: config.applicationName,

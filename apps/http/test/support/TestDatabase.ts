@@ -52,7 +52,12 @@ export const TestPgLive = Layer.unwrapScoped(
   Effect.map(freshDatabase, ({ url }) =>
     // Several connections even on PGlite: the projection rebuild holds one for its advisory lock while it works
     // on another. (The service itself uses one connection to PGlite, see Database.ts.)
-    PgPool.layer({ url: Redacted.make(url), maxConnections: usesRealPostgres ? 20 : 4, ...clientOptions })
+    PgPool.layer({
+      url: Redacted.make(url),
+      maxConnections: usesRealPostgres ? 20 : 4,
+      namedStatements: usesRealPostgres,
+      ...clientOptions
+    })
   )
 )
 
