@@ -14,6 +14,12 @@ const sqlOf = (context: Context.Context<SqlClient.SqlClient>) => Context.get(con
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "hd-embedded-"))
 
+/** An in-memory PGlite behind its socket server, both closed with the scope. */
+const inMemoryEndpoint = Effect.acquireRelease(
+  Effect.promise(() => PGlite.create()),
+  (db) => Effect.promise(() => db.close())
+).pipe(Effect.flatMap((db) => serveOverSocket(db, { tcp: true })))
+
 const endpointOptions = (endpoint: { host: string; port: number }) => ({
   host: endpoint.host,
   port: endpoint.port,
@@ -28,11 +34,7 @@ const clientFor = (endpoint: { host: string; port: number }, maxConnections: num
 describe("embedded PostgreSQL", () => {
   it.scoped("given several pooled connections, interleaved parameterised queries each get their own answer", () =>
     Effect.gen(function* () {
-      const db = yield* Effect.acquireRelease(
-        Effect.promise(() => PGlite.create()),
-        (db) => Effect.promise(() => db.close())
-      )
-      const endpoint = yield* serveOverSocket(db, { tcp: true })
+      const endpoint = yield* inMemoryEndpoint
       const context = yield* Layer.build(clientFor(endpoint, 8))
       const sql = sqlOf(context)
       const answers = yield* Effect.forEach(
@@ -50,11 +52,7 @@ describe("embedded PostgreSQL", () => {
 
   it.scoped("given one session for every connection, a hot read's statement runs on each connection, unnamed", () =>
     Effect.gen(function* () {
-      const db = yield* Effect.acquireRelease(
-        Effect.promise(() => PGlite.create()),
-        (db) => Effect.promise(() => db.close())
-      )
-      const endpoint = yield* serveOverSocket(db, { tcp: true })
+      const endpoint = yield* inMemoryEndpoint
       const statement: PgPool.PreparedStatement = { name: "hd_test_statement", text: "SELECT $1::int + 1 AS n" }
       const runOn = (layer: ReturnType<typeof clientFor>, value: number) =>
         Effect.scoped(
@@ -90,11 +88,7 @@ describe("embedded PostgreSQL", () => {
 
   it.scoped("given a transaction on one connection, another connection does not see or join it until commit", () =>
     Effect.gen(function* () {
-      const db = yield* Effect.acquireRelease(
-        Effect.promise(() => PGlite.create()),
-        (db) => Effect.promise(() => db.close())
-      )
-      const endpoint = yield* serveOverSocket(db, { tcp: true })
+      const endpoint = yield* inMemoryEndpoint
       const sql = sqlOf(yield* Layer.build(clientFor(endpoint, 4)))
       yield* sql`CREATE TABLE t (n int)`
       const fails = sql.withTransaction(

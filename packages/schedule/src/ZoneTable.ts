@@ -218,6 +218,14 @@ const stretchOf = (sampling: Sampling, offset: number): number =>
 const stepWhile = (sampling: Sampling, offset: number): number =>
   sampling.shortOffset === undefined || offset !== sampling.shortOffset ? sampling.shortStretch : DEFAULT_STEP
 
+/**
+ * The next sample after a change into `offset` at `t`: the change after it comes no earlier than that offset's
+ * shortest stretch, the one after that no earlier than a step more, so one minute before then at most one
+ * change lies in between.
+ */
+const sampleAfterChange = (sampling: Sampling, t: number, offset: number): number =>
+  t + stretchOf(sampling, offset) + stepWhile(sampling, offset) - MINUTE_MS
+
 const civilScratch: [number, number, number] = [0, 0, 0]
 
 /**
@@ -323,7 +331,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
           transitions.push(expected)
           offsets.push(atExpected)
           current = atExpected
-          next = expected + stretchOf(sampling, current) + stepWhile(sampling, current) - MINUTE_MS
+          next = sampleAfterChange(sampling, expected, current)
           expected = expectedChange(transitions, offsets, current, at)
           continue
         }
@@ -349,7 +357,7 @@ export const buildZoneTable = (timeZone: string, fromYear: number, toYear: numbe
         before = found.offset
       } while (before !== sampled)
       current = sampled
-      next = change + stretchOf(sampling, current) + stepWhile(sampling, current) - MINUTE_MS
+      next = sampleAfterChange(sampling, change, current)
       expected = expectedChange(transitions, offsets, current, sampleAt)
     }
     at = sampleAt
