@@ -90,7 +90,7 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
     return handlers
       .handleRaw("uploadPending", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "attachments.upload")
           const record = yield* receive(request, scope.organizationId)
           return yield* created(
             request,
@@ -102,7 +102,7 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
       )
       .handleRaw("uploadToTicket", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "attachments.upload")
           const ticketId = parseIntegerId(path.ticket_id)
           if (ticketId === undefined) return yield* new NotFound()
           const tickets = yield* sql<{ one: number }>`

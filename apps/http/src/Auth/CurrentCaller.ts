@@ -16,6 +16,3 @@ export type Caller =
 
 /** The authenticated caller of the current request, provided by the `ServiceAuth` middleware. */
 export class CurrentCaller extends Context.Tag("@helpdesk/http/CurrentCaller")<CurrentCaller, Caller>() {}
-
-/** Owners, admins and integration tokens write; members only read. */
-export const canWrite = (role: Role): boolean => role !== "member"

@@ -1,13 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { NotFound, PermissionDenied } from "../Http/Errors.js"
-import { CurrentCaller, canWrite, type Role } from "./CurrentCaller.js"
+import { CurrentCaller, type Role } from "./CurrentCaller.js"
+import { type Action, allows, deniedDetail } from "./Permissions.js"
 
 /** `{organization_id}` in paths is an organization's public id of this shape; anything else is 404. */
 export const PUBLIC_ID_PATTERN = /^[-a-zA-Z0-9_]+$/
-
-/** What an endpoint needs: to read, or to change (owners, admins and integration tokens). */
-export type Access = "read" | "write"
 
 /** The organization a request is scoped to, and the caller's role in it. */
 export interface OrganizationScope {
@@ -17,16 +15,18 @@ export interface OrganizationScope {
 }
 
 /**
- * Resolves `{organization_id}` for the current caller. An organization the caller does not belong to is
- * `404 {"detail":"Not found."}` (its existence is not revealed); a role that may read but not write is `403`.
+ * Resolves `{organization_id}` for the current caller and checks the action against the roles table
+ * (`Permissions.ts`). An organization the caller does not belong to is `404 {"detail":"Not found."}` (its
+ * existence is not revealed); a role the table does not allow is `403`.
  */
 export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@helpdesk/http/OrganizationAccess", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    /** `action`, or a list of actions of which the role must be allowed at least one (finer checks follow). */
     const require = (
       publicId: string,
-      access: Access
+      action: Action | ReadonlyArray<Action>
     ): Effect.Effect<OrganizationScope, NotFound | PermissionDenied, CurrentCaller> =>
       Effect.gen(function* () {
         if (!PUBLIC_ID_PATTERN.test(publicId)) return yield* new NotFound()
@@ -42,7 +42,11 @@ export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@h
                 WHERE o.public_id = ${publicId} AND o.id = ${caller.organizationId}`
         const row = rows[0]
         if (row === undefined) return yield* new NotFound()
-        if (access === "write" && !canWrite(row.role)) return yield* new PermissionDenied()
+        const actions: ReadonlyArray<Action> = typeof action === "string" ? [action] : action
+        if (!actions.some((one) => allows(one, row.role))) {
+          const detail = actions.length === 1 ? deniedDetail(actions[0]!) : undefined
+          return yield* new PermissionDenied(detail === undefined ? {} : { detail })
+        }
         return { organizationId: Number(row.id), publicId, role: row.role }
       }).pipe(
         Effect.catchTag("SqlError", Effect.die),

@@ -40,13 +40,13 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
     return handlers
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "business_hours.read")
           return yield* businessHours.view(scope.organizationId)
         })
       )
       .handleRaw("replace", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "business_hours.write")
           const body = yield* Effect.flatMap(RequestBody.read(request), scheduleBody)
           return yield* businessHours
             .replace(scope.organizationId, body)
@@ -55,7 +55,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       )
       .handle("listExceptions", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "business_hours.read")
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* ExceptionOrdering.parse(urlParams.ordering)
           return yield* Pagination.paginate(request, page, exceptions.list(scope.organizationId, ordering))
@@ -63,7 +63,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       )
       .handleRaw("createException", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "business_hours.write")
           const body = yield* Effect.flatMap(RequestBody.read(request), exceptionBody)
           const exception = yield* exceptions.create(scope.organizationId, body).pipe(
             Effect.catchTags({
@@ -81,7 +81,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       )
       .handle("getException", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "business_hours.read")
           const id = yield* exceptionId(path.pk)
           return yield* exceptions
             .get(scope.organizationId, id)
@@ -90,7 +90,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       )
       .handleRaw("updateException", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "business_hours.write")
           const id = yield* exceptionId(path.pk)
           const body = yield* Effect.flatMap(RequestBody.read(request), exceptionBody)
           return yield* exceptions.update(scope.organizationId, id, body).pipe(
@@ -104,7 +104,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       )
       .handleRaw("deleteException", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "business_hours.write")
           const id = yield* exceptionId(path.pk)
           yield* exceptions
             .remove(scope.organizationId, id)

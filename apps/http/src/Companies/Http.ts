@@ -56,7 +56,7 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
     return handlers
       .handle("list", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "companies.read")
           const ordering = yield* CompanyOrdering.parse(urlParams.ordering)
           const page = yield* Pagination.parse(urlParams)
           return yield* Pagination.paginate(
@@ -68,7 +68,7 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
       )
       .handleRaw("create", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "companies.write")
           const input = yield* RequestBody.decode(request, CompanyCreate)
           const company = yield* companies.create(scope.organizationId, input).pipe(Effect.mapError(companyWriteError))
           return yield* created(request, Company, company, `/organizations/${scope.publicId}/companies/${company.id}/`)
@@ -76,13 +76,13 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "companies.read")
           return yield* existing(scope.organizationId, path.company_id)
         })
       )
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "companies.write")
           const company = yield* existing(scope.organizationId, path.company_id)
           const changes = yield* RequestBody.decode(request, CompanyUpdate)
           return yield* companies
@@ -92,7 +92,7 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
       )
       .handle("suggestedMembers", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "companies.read")
           const company = yield* existing(scope.organizationId, path.company_id)
           const ordering = yield* CustomerOrdering.parse(urlParams.ordering)
           const page = yield* Pagination.parse(urlParams)

@@ -67,7 +67,7 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
     return handlers
       .handle("list", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "customers.read")
           const filters = yield* parseCustomerFilters(urlParams)
           const ordering = yield* CustomerOrdering.parse(urlParams.ordering)
           const page = yield* Pagination.parse(urlParams)
@@ -85,7 +85,7 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
       )
       .handleRaw("create", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "customers.write")
           const input = yield* RequestBody.decode(request, CustomerCreate)
           const customer = yield* customers
             .create(scope.organizationId, input)
@@ -100,7 +100,7 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "customers.read")
           const customer = yield* customers.findById(scope.organizationId, yield* customerId(path.pk))
           if (customer === undefined) return yield* new NotFound()
           return customer
@@ -108,7 +108,7 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
       )
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "customers.write")
           const id = yield* customerId(path.pk)
           if ((yield* customers.findById(scope.organizationId, id)) === undefined) return yield* new NotFound()
           const changes = yield* RequestBody.decode(request, CustomerUpdate)

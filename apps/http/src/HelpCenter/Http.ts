@@ -92,7 +92,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
     return handlers
       .handle("portal", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "help_center.read")
           const id = yield* ensurePortal(sql, scope.organizationId).pipe(Effect.orDie)
           const rows = yield* sql<{
             readonly createdAt: Date
@@ -102,7 +102,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handle("listCollections", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "help_center.read")
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* CollectionOrdering.parse(urlParams.ordering)
           return yield* Pagination.paginate(
@@ -114,7 +114,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handle("tree", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "help_center.read")
           const selection = yield* parseTreeQuery(urlParams)
           const tree = yield* collections.tree(scope.organizationId, selection)
           // Encoded by hand (same JSON as the declared schema): the schema's per-node checks dominate large trees.
@@ -123,7 +123,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handleRaw("createCollection", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "help_center.write")
           const body = yield* RequestBody.decode(request, CollectionCreate)
           const collection = yield* collections.create(scope.organizationId, body).pipe(Effect.mapError(toHttpError))
           return yield* created(
@@ -136,14 +136,14 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handle("getCollection", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "help_center.read")
           const id = yield* pathId(path.collection_id)
           return yield* collections.get(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
         })
       )
       .handleRaw("updateCollection", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "help_center.write")
           const id = yield* pathId(path.collection_id)
           const body = yield* RequestBody.decode(request, CollectionUpdate)
           return yield* collections.update(scope.organizationId, id, body).pipe(Effect.mapError(toHttpError))
@@ -151,7 +151,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handle("deleteCollection", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "help_center.write")
           const id = yield* pathId(path.collection_id)
           yield* collections.remove(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
           return noContent
@@ -159,7 +159,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handle("listArticles", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "help_center.read")
           const collection = yield* parseCollectionFilter(urlParams.collection)
           const status = yield* parseStatusFilter(urlParams.status)
           const page = yield* Pagination.parse(urlParams)
@@ -173,7 +173,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handleRaw("createArticle", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "help_center.write")
           const body = yield* RequestBody.decode(request, ArticleCreate)
           const article = yield* articles.create(scope.organizationId, body).pipe(Effect.mapError(toHttpError))
           return yield* created(
@@ -186,14 +186,14 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handle("getArticle", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "help_center.read")
           const id = yield* pathId(path.article_id)
           return yield* articles.get(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
         })
       )
       .handleRaw("updateArticle", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "help_center.write")
           const id = yield* pathId(path.article_id)
           const body = yield* RequestBody.decode(request, ArticleUpdate)
           return yield* articles.update(scope.organizationId, id, body).pipe(Effect.mapError(toHttpError))
@@ -201,7 +201,7 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
       )
       .handle("deleteArticle", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "help_center.write")
           const id = yield* pathId(path.article_id)
           yield* articles.remove(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
           return noContent

@@ -45,7 +45,7 @@ export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
     return handlers
       .handle("list", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "inboxes.read")
           const ordering = yield* InboxOrdering.parse(urlParams.ordering)
           const page = yield* Pagination.parse(urlParams)
           return yield* Pagination.paginate(request, page, inboxes.list(scope.organizationId, ordering))
@@ -53,7 +53,7 @@ export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
       )
       .handleRaw("create", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "inboxes.write")
           const input = yield* RequestBody.decode(request, InboxCreate)
           const inbox = yield* inboxes.create(scope.organizationId, input).pipe(Effect.mapError(inboxWriteError))
           return yield* created(request, Inbox, inbox, `/organizations/${scope.publicId}/inboxes/${inbox.id}/`)
@@ -61,13 +61,13 @@ export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "inboxes.read")
           return yield* existing(scope.organizationId, path.pk)
         })
       )
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "inboxes.write")
           const inbox = yield* existing(scope.organizationId, path.pk)
           const changes = yield* RequestBody.decode(request, InboxUpdate)
           return yield* inboxes.update(scope.organizationId, inbox.id, changes).pipe(Effect.mapError(inboxWriteError))

@@ -40,13 +40,13 @@ export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (han
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "organization.read")
           return yield* organizations.get(scope.organizationId)
         })
       )
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "organization.settings")
           const changes = yield* RequestBody.decode(request, OrganizationUpdate)
           return yield* organizations.update(scope.organizationId, changes)
         })

@@ -7,7 +7,7 @@ import { NotFound, PermissionDenied, ValidationError } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { created, noContent } from "../Http/Responses.js"
-import { defaultVisibility, type Refusal, refuseChange, refuseCreate } from "./Permissions.js"
+import { defaultVisibility, FILTER_WRITES, type Refusal, refuseChange, refuseCreate } from "./Permissions.js"
 import { PresetFilter, PresetFilterCreate, PresetFilterUpdate } from "./PresetFilter.js"
 import { PresetFilterOrdering, PresetFilters, type StoredPresetFilter, toPresetFilter } from "./PresetFilters.js"
 
@@ -38,7 +38,7 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
     return handlers
       .handle("list", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "preset_filters.read")
           const caller = yield* CurrentCaller
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* PresetFilterOrdering.parse(urlParams.ordering)
@@ -52,7 +52,7 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
       )
       .handleRaw("create", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, FILTER_WRITES)
           const caller = yield* CurrentCaller
           const body = yield* RequestBody.decode(request, PresetFilterCreate)
           const visibility = body.visibility ?? defaultVisibility(caller)
@@ -77,13 +77,13 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "preset_filters.read")
           return toPresetFilter(yield* visible(scope.organizationId, path.filter_id))
         })
       )
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, FILTER_WRITES)
           const caller = yield* CurrentCaller
           const filter = yield* visible(scope.organizationId, path.filter_id)
           const body = yield* RequestBody.decode(request, PresetFilterUpdate)
@@ -102,7 +102,7 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
       )
       .handle("delete", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, FILTER_WRITES)
           const caller = yield* CurrentCaller
           const filter = yield* visible(scope.organizationId, path.filter_id)
           const refusal = refuseChange(caller, scope.role, ownerOf(filter))

@@ -1,8 +1,11 @@
+import type { Role } from "../Auth/CurrentCaller.js"
+import { type Action, allows, deniedDetail } from "../Auth/Permissions.js"
 import type { Visibility } from "./PresetFilter.js"
 import type { FilterViewer } from "./PresetFilters.js"
 
 /**
- * Who may create, change and delete which preset filters (docs/decisions/0600-preset-filter-visibility.md):
+ * Who may create, change and delete which preset filters (docs/decisions/0600-preset-filter-visibility.md); the
+ * roles are the rows `preset_filters.write_personal` and `preset_filters.write_shared` of `Auth/Permissions.ts`:
  *
  * - Personal filters belong to their creator alone: any member (members included) creates, changes and deletes
  *   their own; nobody else sees them, so to anyone else they do not exist (404).
@@ -14,19 +17,21 @@ import type { FilterViewer } from "./PresetFilters.js"
  */
 
 /** The caller's role in the organization (`token` for integration tokens). */
-export type FilterRole = "owner" | "admin" | "member" | "token"
+export type FilterRole = Role
+
+/** What a create, change or delete endpoint asks of the roles table: one of the two, the filter decides which. */
+export const FILTER_WRITES: ReadonlyArray<Action> = ["preset_filters.write_personal", "preset_filters.write_shared"]
 
 /** A refusal: `forbidden` is a 403 with its detail; `invalid` a 400 under the `visibility` field. */
 export type Refusal =
   | { readonly _tag: "Forbidden"; readonly detail: string }
   | { readonly _tag: "InvalidVisibility"; readonly message: string }
 
-const writesShared = (role: FilterRole) => role !== "member"
+const writesShared = (role: FilterRole) => allows("preset_filters.write_shared", role)
+const writesPersonal = (role: FilterRole) => allows("preset_filters.write_personal", role)
 
-const SHARED_FORBIDDEN: Refusal = {
-  _tag: "Forbidden",
-  detail: "Only owners, admins and integration tokens may create or change organization-shared filters."
-}
+const SHARED_FORBIDDEN: Refusal = { _tag: "Forbidden", detail: deniedDetail("preset_filters.write_shared")! }
+const PERSONAL_FORBIDDEN: Refusal = { _tag: "Forbidden", detail: deniedDetail("preset_filters.write_personal")! }
 
 const TOKEN_PERSONAL: Refusal = {
   _tag: "InvalidVisibility",
@@ -39,7 +44,8 @@ export const defaultVisibility = (viewer: FilterViewer): Visibility =>
 
 /** Whether the caller may create a filter with this visibility; undefined when allowed. */
 export const refuseCreate = (viewer: FilterViewer, role: FilterRole, visibility: Visibility): Refusal | undefined => {
-  if (visibility === "personal") return viewer._tag === "Integration" ? TOKEN_PERSONAL : undefined
+  if (visibility === "personal")
+    return viewer._tag === "Integration" ? TOKEN_PERSONAL : writesPersonal(role) ? undefined : PERSONAL_FORBIDDEN
   return writesShared(role) ? undefined : SHARED_FORBIDDEN
 }
 
@@ -57,6 +63,7 @@ export const refuseChange = (
   if (filter.visibility === "personal") {
     // Visible only to the creator, so the caller is the creator here.
     if (!isCreator) return { _tag: "Forbidden", detail: "Only the creator may change a personal filter." }
+    if (!writesPersonal(role)) return PERSONAL_FORBIDDEN
     if (to === "organization" && !writesShared(role)) return SHARED_FORBIDDEN
     return undefined
   }

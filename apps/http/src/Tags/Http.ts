@@ -32,7 +32,7 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
     return handlers
       .handle("list", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "tags.read")
           const ordering = yield* TagOrdering.parse(urlParams.ordering)
           const page = yield* Pagination.parse(urlParams)
           return yield* Pagination.paginate(
@@ -44,7 +44,7 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
       )
       .handleRaw("create", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "tags.write")
           const input = yield* RequestBody.decode(request, TagCreate)
           const tag = yield* tags.create(scope.organizationId, input).pipe(Effect.mapError(tagWriteError))
           return yield* created(request, Tag, tag, `/organizations/${scope.publicId}/tags/${tag.id}/`)
@@ -52,13 +52,13 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "tags.read")
           return yield* existing(scope.organizationId, path.pk)
         })
       )
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "tags.write")
           const tag = yield* existing(scope.organizationId, path.pk)
           const changes = yield* RequestBody.decode(request, TagUpdate)
           return yield* tags.update(scope.organizationId, tag.id, changes).pipe(Effect.mapError(tagWriteError))
@@ -66,7 +66,7 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
       )
       .handleRaw("delete", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "tags.write")
           const tag = yield* existing(scope.organizationId, path.pk)
           yield* tags.remove(scope.organizationId, tag.id).pipe(Effect.mapError(tagWriteError))
           return noContent

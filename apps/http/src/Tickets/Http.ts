@@ -4,10 +4,11 @@ import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, PUBLIC_ID_PATTERN } from "../Auth/OrganizationAccess.js"
+import type { Action } from "../Auth/Permissions.js"
 import { PresentedToken } from "../Auth/ServiceAuth.js"
 import { Tokens } from "../Auth/Tokens.js"
 import { toJsonValue } from "../EventStore/TicketProjection.js"
-import { NotFound, PermissionDenied, Unauthorized, ValidationError } from "../Http/Errors.js"
+import { NotFound, Unauthorized, ValidationError } from "../Http/Errors.js"
 import * as Fields from "../Http/Fields.js"
 import { absoluteUrl } from "../Http/Links.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -65,9 +66,9 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       return id === undefined ? Effect.fail(new NotFound()) : Effect.succeed(id)
     }
 
-    const writeScope = (organizationId: string, ticketSegment: string) =>
+    const writeScope = (organizationId: string, ticketSegment: string, action: Action = "tickets.write") =>
       Effect.gen(function* () {
-        const scope = yield* access.require(organizationId, "write")
+        const scope = yield* access.require(organizationId, action)
         const ticketId = yield* ticketIdOf(ticketSegment)
         return { scope, ticketId, caller: yield* CurrentCaller }
       })
@@ -97,7 +98,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
     return handlers
       .handle("list", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "tickets.read")
           const caller = yield* CurrentCaller
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* TicketOrdering.parse(urlParams.ordering)
@@ -131,7 +132,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       )
       .handleRaw("create", ({ path, request }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "write")
+          const scope = yield* access.require(path.organization_id, "tickets.write")
           const caller = yield* CurrentCaller
           const body = yield* RequestBody.decode(request, TicketCreate)
           const role = yield* roleOf(body.created_by_role, "created_by_role")
@@ -219,7 +220,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       )
       .handle("messages", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "read")
+          const scope = yield* access.require(path.organization_id, "tickets.read")
           const ticketId = yield* ticketIdOf(path.ticket_id)
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* MessageOrdering.parse(urlParams.ordering)
@@ -299,9 +300,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       )
       .handleRaw("enrich", ({ path, request }) =>
         Effect.gen(function* () {
-          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
-          if (caller._tag !== "Integration")
-            return yield* new PermissionDenied({ detail: "Only integration tokens record enrichment." })
+          const { scope, ticketId } = yield* writeScope(path.organization_id, path.ticket_id, "tickets.enrich")
           const body = yield* RequestBody.decode(request, EnrichmentRequest)
           const ticket = yield* commands
             .enrich(scope.organizationId, ticketId, {

@@ -1,0 +1,122 @@
+import type { Role } from "./CurrentCaller.js"
+
+/** Every role in the organization: its people, whatever their role, and its integration tokens. */
+const EVERYONE = ["owner", "admin", "member", "token"] as const satisfies ReadonlyArray<Role>
+
+/** The roles that change the organization's data and configuration. */
+const MANAGERS = ["owner", "admin", "token"] as const satisfies ReadonlyArray<Role>
+
+/**
+ * Who works tickets: writes on tickets and the uploads they attach always go together (an upload nobody may
+ * attach is only stored bytes). Letting members work tickets is this one line.
+ */
+const TICKET_WORKERS: ReadonlyArray<Role> = MANAGERS
+
+/** One row of the roles table. */
+export interface Permission {
+  /** The roles allowed; any other role gets `403`. */
+  readonly roles: ReadonlyArray<Role>
+  /** The endpoints (under `/organizations/{organization_id}/`) that ask for this action, and any finer rule. */
+  readonly endpoints: string
+  /** What the action does, for a specific `403` detail ("Only … may <denied>."); else the generic detail. */
+  readonly denied?: string
+}
+
+/**
+ * The roles table: for every action an endpoint asks `OrganizationAccess.require` for, the roles allowed.
+ * The one place roles are decided (docs/decisions/0807-roles-table.md); docs/api-conventions.md renders it
+ * and test/RolesMatrix.test.ts checks both the rendering and every served endpoint against it.
+ */
+export const PERMISSIONS = {
+  "organization.read": { roles: EVERYONE, endpoints: "`GET` (the organization and its settings)" },
+  "organization.settings": { roles: MANAGERS, endpoints: "`PATCH` (settings, auto-replies, CSAT, limits)" },
+  // GET tickets/{id}/ checks membership inside its one query (0656): it relies on this row being EVERYONE.
+  "tickets.read": { roles: EVERYONE, endpoints: "`GET tickets/`, `GET tickets/{id}/`, `GET tickets/{id}/messages/`" },
+  "tickets.write": {
+    roles: TICKET_WORKERS,
+    endpoints:
+      "`POST tickets/`, `PATCH tickets/{id}/`, `POST tickets/{id}/messages/`, `…/snooze/`, `…/unsnooze/`, `…/merge/`"
+  },
+  "tickets.enrich": {
+    roles: ["token"],
+    endpoints: "`POST tickets/{id}/enrichment/` (machine output: people change tags by `PATCH`)",
+    denied: "record enrichment"
+  },
+  "attachments.upload": {
+    roles: TICKET_WORKERS,
+    endpoints:
+      "`POST pending-attachments/`, `POST tickets/{id}/attachments/` (as `tickets.write`: uploads are attached)"
+  },
+  "customers.read": { roles: EVERYONE, endpoints: "`GET customers/`, `GET customers/{id}/`" },
+  "customers.write": { roles: MANAGERS, endpoints: "`POST customers/`, `PATCH customers/{id}/`" },
+  "companies.read": {
+    roles: EVERYONE,
+    endpoints: "`GET companies/`, `GET companies/{id}/`, `GET companies/{id}/suggested-members/`"
+  },
+  "companies.write": { roles: MANAGERS, endpoints: "`POST companies/`, `PATCH companies/{id}/`" },
+  "inboxes.read": { roles: EVERYONE, endpoints: "`GET inboxes/`, `GET inboxes/{id}/`" },
+  "inboxes.write": { roles: MANAGERS, endpoints: "`POST inboxes/`, `PATCH inboxes/{id}/`" },
+  "tags.read": { roles: EVERYONE, endpoints: "`GET tags/`, `GET tags/{id}/`" },
+  "tags.write": { roles: MANAGERS, endpoints: "`POST tags/`, `PATCH` and `DELETE tags/{id}/`" },
+  "business_hours.read": {
+    roles: EVERYONE,
+    endpoints: "`GET business-hours/`, `GET business-hours/exceptions/`, `GET business-hours/exceptions/{id}/`"
+  },
+  "business_hours.write": {
+    roles: MANAGERS,
+    endpoints: "`PUT business-hours/`, `POST business-hours/exceptions/`, `PATCH` and `DELETE …/exceptions/{id}/`"
+  },
+  "help_center.read": {
+    roles: EVERYONE,
+    endpoints: "`GET portal/`, `GET portal/collections/` (and `tree/`, `{id}/`), `GET portal/articles/` (and `{id}/`)"
+  },
+  "help_center.write": {
+    roles: MANAGERS,
+    endpoints: "`POST`, `PATCH` and `DELETE` on `portal/collections/` and `portal/articles/`"
+  },
+  "preset_filters.read": {
+    roles: EVERYONE,
+    endpoints: "`GET custom-preset-filters/` (and `{id}/`): shared filters and the caller's own personal ones"
+  },
+  "preset_filters.write_personal": {
+    roles: ["owner", "admin", "member"],
+    endpoints:
+      "`POST`, `PATCH`, `DELETE` on `custom-preset-filters/` for one's own personal filters (tokens have none: `400` on `visibility`)",
+    denied: "create or change personal filters"
+  },
+  "preset_filters.write_shared": {
+    roles: MANAGERS,
+    endpoints: "`POST`, `PATCH`, `DELETE` on `custom-preset-filters/` for organization-shared filters",
+    denied: "create or change organization-shared filters"
+  }
+} as const satisfies Record<string, Permission>
+
+/** Something an endpoint does in an organization, e.g. `tickets.write`. */
+export type Action = keyof typeof PERMISSIONS
+
+/** Every action, in the table's order. */
+export const ACTIONS = Object.keys(PERMISSIONS) as ReadonlyArray<Action>
+
+/** Whether the role may perform the action. */
+export const allows = (action: Action, role: Role): boolean => (PERMISSIONS[action] as Permission).roles.includes(role)
+
+const ROLE_NAMES: Record<Role, string> = {
+  owner: "owners",
+  admin: "admins",
+  member: "members",
+  token: "integration tokens"
+}
+
+const listed = (names: ReadonlyArray<string>) =>
+  names.length <= 1 ? (names[0] ?? "nobody") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
+
+/**
+ * The `403` detail for a role refused the action: named from the table, so it cannot disagree with it; the
+ * generic detail when the row names no `denied` phrase.
+ */
+export const deniedDetail = (action: Action): string | undefined => {
+  const permission: Permission = PERMISSIONS[action]
+  if (permission.denied === undefined) return undefined
+  const who = listed(permission.roles.map((role) => ROLE_NAMES[role]))
+  return `Only ${who} may ${permission.denied}.`
+}
