@@ -1,4 +1,4 @@
-import { ParseResult, Schema, SchemaAST } from "effect"
+import { Effect, ParseResult, Schema, SchemaAST } from "effect"
 
 /**
  * Body field schemas with Django REST Framework semantics and messages.
@@ -155,7 +155,13 @@ export interface IntegerOptions {
   readonly description?: string
 }
 
-/** An integer: a JSON number without fraction, or a string of digits with an optional sign. */
+// Form values are strings: digits with an optional sign, nothing else (no spaces, fraction, exponent or hex).
+const INTEGER_TEXT = /^[-+]?[0-9]+$/
+
+/**
+ * An integer: a JSON number without fraction, or a string of digits with an optional sign. JSON booleans,
+ * fractions, `"1e3"`, `" 1"`, `"0x1"` and integers beyond 2^53 − 1 are refused ("A valid integer is required.").
+ */
 export const integer = (options: IntegerOptions = {}) =>
   make(
     Schema.Int,
@@ -169,7 +175,7 @@ export const integer = (options: IntegerOptions = {}) =>
       const value =
         typeof input === "number"
           ? input
-          : typeof input === "string" && /^\s*[-+]?\d+(\.0*)?\s*$/.test(input)
+          : typeof input === "string" && INTEGER_TEXT.test(input)
             ? Number(input)
             : Number.NaN
       if (!Number.isSafeInteger(value)) return fail("A valid integer is required.")
@@ -180,6 +186,55 @@ export const integer = (options: IntegerOptions = {}) =>
       return ok(value)
     }
   )
+
+/** Largest id a reference field accepts: every stored id is a PostgreSQL `bigint`, read as a JS number. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER
+
+// DRF names the received type in Python's words ("Incorrect type. Expected pk value, received bool.").
+const pythonTypeName = (input: unknown) =>
+  typeof input === "boolean"
+    ? "bool"
+    : typeof input === "string"
+      ? "str"
+      : typeof input === "number"
+        ? "float"
+        : Array.isArray(input)
+          ? "list"
+          : typeof input === "object"
+            ? "dict"
+            : typeof input
+
+const shownPk = (input: string) => (input.length > 32 ? `${input.slice(0, 32)}…` : input)
+
+/**
+ * Parses a reference to a stored object by its integer primary key, with the messages of DRF's
+ * `PrimaryKeyRelatedField`: a JSON integer or a string of ASCII digits (form values) is a pk; anything else
+ * (booleans, fractions, `"1e3"`, `" 1"`, `"+1"`, `"0x1"`, lists, objects) is
+ * `Incorrect type. Expected pk value, received <type>.`; a pk no object can have (zero, negative, beyond
+ * {@link MAX_ID}) is `Invalid pk "<pk>" - object does not exist.`, the message of an unknown reference.
+ */
+export const parseId = (
+  input: unknown
+): { readonly ok: true; readonly value: number } | { readonly ok: false; readonly message: string } => {
+  if (input === null) return fail("This field may not be null.")
+  const pk =
+    typeof input === "number" && Number.isInteger(input)
+      ? input
+      : typeof input === "string" && /^-?[0-9]+$/.test(input)
+        ? Number(input)
+        : undefined
+  if (pk === undefined) return fail(`Incorrect type. Expected pk value, received ${pythonTypeName(input)}.`)
+  if (pk < 1 || pk > MAX_ID)
+    return fail(`Invalid pk "${shownPk(typeof input === "string" ? input : String(input))}" - object does not exist.`)
+  return ok(pk)
+}
+
+/**
+ * A reference to a stored object by its integer id (DRF's `PrimaryKeyRelatedField`; see {@link parseId}).
+ * Whether the object exists in the organization is checked where the reference is used, with the same
+ * `Invalid pk "<pk>" - object does not exist.` message.
+ */
+export const id = make(Schema.Int, { type: "integer", minimum: 1, maximum: MAX_ID }, parseId)
 
 /** One of a fixed set of strings. */
 export const choice = <const Values extends ReadonlyArray<string>>(values: Values) =>
@@ -236,12 +291,19 @@ export const list = <A>(item: Schema.Schema<A, unknown>, options: { readonly max
     jsonSchema: { type: "array", ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}) }
   })
 
-/** A field that also accepts `null`. */
+/**
+ * A field that also accepts `null`. An empty string is `null` too unless the field itself accepts it (a blank
+ * text stays blank): a form body cannot send `null`, so `assignee_id=` clears, as in DRF, and JSON bodies get the
+ * same rule so one field means one thing whatever the media type.
+ */
 export const nullable = <A>(field: Schema.Schema<A, unknown>) =>
   Schema.transformOrFail(Schema.Unknown, Schema.NullOr(Schema.typeSchema(field)), {
     strict: true,
-    decode: (input, options) =>
-      input === null ? ParseResult.succeed(null) : ParseResult.decodeUnknown(field)(input, options),
+    decode: (input, options) => {
+      if (input === null) return ParseResult.succeed(null)
+      const decoded = ParseResult.decodeUnknown(field)(input, options)
+      return input === "" ? Effect.orElseSucceed(decoded, () => null) : decoded
+    },
     encode: ParseResult.succeed
   }).annotations({
     jsonSchema: { anyOf: [{ type: "null" }, jsonSchemaOf(field)] },

@@ -74,12 +74,8 @@ const choiceOf =
           message: `${JSON.stringify(typeof value === "string" ? value : (value ?? null))} is not a valid choice. Allowed: ${values.map((v) => (v === "" ? '"" (empty)' : v)).join(", ")}.`
         }
 
-const positiveId: ItemCheck = (value) =>
-  typeof value === "number" && Number.isSafeInteger(value) && value >= 1
-    ? { ok: true, value }
-    : typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value) && Number(value) >= 1
-      ? { ok: true, value: Number(value) }
-      : { ok: false, message: `${JSON.stringify(value ?? null)} is not a valid id. Ids are positive integers.` }
+// The same rule and messages as every other id field; whether the object exists is checked by the service.
+const positiveId: ItemCheck = Fields.parseId
 
 const tagName: ItemCheck = (value) => {
   if (typeof value !== "string") return { ok: false, message: "Tag names must be strings." }

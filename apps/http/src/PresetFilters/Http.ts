@@ -7,6 +7,7 @@ import { NotFound, PermissionDenied, ValidationError } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { created, noContent } from "../Http/Responses.js"
+import type { Criteria } from "./Criteria.js"
 import { defaultVisibility, FILTER_WRITES, type Refusal, refuseChange, refuseCreate } from "./Permissions.js"
 import { PresetFilter, PresetFilterCreate, PresetFilterUpdate } from "./PresetFilter.js"
 import { PresetFilterOrdering, PresetFilters, type StoredPresetFilter, toPresetFilter } from "./PresetFilters.js"
@@ -15,6 +16,16 @@ const refused = (refusal: Refusal) =>
   refusal._tag === "Forbidden"
     ? new PermissionDenied({ detail: refusal.detail })
     : ValidationError.field("visibility", refusal.message)
+
+// Criteria name inboxes and members like any other reference: unknown or another organization's → 400.
+const checkReferences = (filters: PresetFilters, organizationId: number, criteria: Criteria | undefined) =>
+  criteria === undefined
+    ? Effect.void
+    : Effect.flatMap(filters.unknownReferences(organizationId, criteria), (errors) =>
+        Object.keys(errors).length === 0
+          ? Effect.void
+          : Effect.fail(new ValidationError({ errors: { criteria: errors } }))
+      )
 
 const ownerOf = (filter: StoredPresetFilter) => ({
   visibility: filter.visibility,
@@ -58,6 +69,7 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
           const visibility = body.visibility ?? defaultVisibility(caller)
           const refusal = refuseCreate(caller, scope.role, visibility)
           if (refusal !== undefined) return yield* refused(refusal)
+          yield* checkReferences(filters, scope.organizationId, body.criteria)
           const filter = yield* filters.create(scope.organizationId, {
             name: body.name,
             criteria: body.criteria,
@@ -89,6 +101,7 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
           const body = yield* RequestBody.decode(request, PresetFilterUpdate)
           const refusal = refuseChange(caller, scope.role, ownerOf(filter), body.visibility)
           if (refusal !== undefined) return yield* refused(refusal)
+          yield* checkReferences(filters, scope.organizationId, body.criteria)
           const updated = yield* filters.update(scope.organizationId, filter.id, {
             name: body.name,
             criteria: body.criteria,

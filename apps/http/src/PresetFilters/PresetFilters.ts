@@ -219,6 +219,43 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
         Effect.withSpan("PresetFilters.remove")
       )
 
-    return { list, findVisible, create, update, remove } as const
+    // Which of the ids a query finds (the statement is only built for a non-empty list).
+    const existing = (
+      ids: ReadonlyArray<number>,
+      query: () => Effect.Effect<ReadonlyArray<{ readonly id: string }>, unknown>
+    ) =>
+      ids.length === 0
+        ? Effect.succeed(new Set<number>())
+        : Effect.map(query(), (rows) => new Set(rows.map((r) => Number(r.id))))
+
+    /**
+     * The criteria's references that are not objects of the organization: inbox ids that are not its inboxes and
+     * assignee ids that are not its members, each as `Invalid pk "<id>" - object does not exist.` under its
+     * criterion's name. Empty when every reference holds.
+     */
+    const unknownReferences = (organizationId: number, criteria: Criteria) =>
+      Effect.gen(function* () {
+        const inboxes = yield* existing(
+          criteria.inbox_ids,
+          () => sql<{ readonly id: string }>`SELECT id FROM inboxes
+            WHERE organization_id = ${organizationId} AND id IN ${sql.in(criteria.inbox_ids)}`
+        )
+        const members = yield* existing(
+          criteria.assignee_ids,
+          () => sql<{ readonly id: string }>`SELECT user_id AS id FROM memberships
+            WHERE organization_id = ${organizationId} AND user_id IN ${sql.in(criteria.assignee_ids)}`
+        )
+        const errors: Record<string, ReadonlyArray<string>> = {}
+        for (const [name, ids, known] of [
+          ["inbox_ids", criteria.inbox_ids, inboxes],
+          ["assignee_ids", criteria.assignee_ids, members]
+        ] as const) {
+          const missing = ids.filter((id) => !known.has(id))
+          if (missing.length > 0) errors[name] = missing.map((id) => `Invalid pk "${id}" - object does not exist.`)
+        }
+        return errors
+      }).pipe(Effect.orDie, Effect.withSpan("PresetFilters.unknownReferences"))
+
+    return { list, findVisible, create, update, remove, unknownReferences } as const
   })
 }) {}

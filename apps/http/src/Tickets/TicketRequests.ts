@@ -29,7 +29,8 @@ export const CHANNEL_TYPES = ["email", "api", "telegram", "whatsapp"] as const
 /** How a ticket entered the system. */
 export const ORIGINS = ["email", "api", "telegram", "whatsapp"] as const
 
-const id = Fields.integer({ minimum: 1 })
+// Every id field is a reference (booleans, fractions and padded strings refused): see Fields.id.
+const id = Fields.id
 
 const emails = Fields.list(Fields.email(), { maxItems: LIMITS.recipients })
 
