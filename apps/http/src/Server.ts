@@ -21,6 +21,8 @@ import { HealthLive } from "./Health/Http.js"
 import { Articles } from "./HelpCenter/Articles.js"
 import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
+import { RedactingTracerLive } from "./Http/Redaction.js"
+import { requestLogger } from "./Http/RequestLog.js"
 import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
 import { InboxesLive } from "./Inboxes/Http.js"
 import { Inboxes } from "./Inboxes/Inboxes.js"
@@ -108,7 +110,7 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
     Effect.map(ticketReadBeforeRouting, (ticketRead) =>
       HttpApiBuilder.serve((app) => {
         const served = conventions(ticketRead(app))
-        return options.logRequests ? HttpMiddleware.logger(served) : served
+        return options.logRequests ? requestLogger(served) : served
       })
     )
   ).pipe(
@@ -120,7 +122,7 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
     Layer.provide(ServicesLive)
   )
   return options.tracing === true
-    ? app
+    ? app.pipe(Layer.provide(RedactingTracerLive))
     : app.pipe(
         HttpMiddleware.withTracerDisabledWhen(() => true),
         Layer.provide(Layer.setTracerEnabled(false))

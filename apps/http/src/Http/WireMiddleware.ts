@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect } from "effect"
 import { addFieldError, type FieldErrors, NON_FIELD_ERRORS, ValidationError } from "./Errors.js"
+import { redactUrl } from "./Redaction.js"
 
 /** Paths served without the trailing slash: probes and documentation, not API resources. */
 export const UNSLASHED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"])
@@ -93,7 +94,7 @@ export const wireConventions =
           isExpectedEnd(cause)
             ? Effect.void
             : Effect.logError("Unexpected failure", cause).pipe(
-                Effect.annotateLogs({ request_id: requestId(), method: request.method, url: request.url })
+                Effect.annotateLogs({ request_id: requestId(), method: request.method, url: redactUrl(request.url) })
               )
         )
       )
