@@ -21,7 +21,8 @@ const conventions = `Helpdesk backend API. Wire conventions (see docs/api-conven
 - **Authentication**: header \`X-Service-Token\` on every endpoint except the probes. Missing →
   401 \`{"detail":"Authentication credentials were not provided."}\`; unknown, revoked or malformed → 401
   \`{"detail":"Invalid token."}\`; a 401 carries \`WWW-Authenticate: X-Service-Token\`. An organization the caller does
-  not belong to → 404 \`{"detail":"Not found."}\`; a role that may read but not write → 403.
+  not belong to → 404 \`{"detail":"Not found."}\`; a role the roles table does not allow → 403
+  (docs/api-conventions.md, "Roles").
 - **Bodies**: \`application/json\`, \`application/x-www-form-urlencoded\` or \`multipart/form-data\` (at most 1 MB
   outside uploads). Form values are strings: booleans accept \`true/false/1/0/yes/no\` (any case), integers are
   parsed, lists repeat the key. Unknown and read-only fields are ignored. Other media types → 415; malformed
