@@ -1,4 +1,3 @@
-import { createServer } from "node:http"
 import { HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
@@ -21,6 +20,8 @@ import { HealthLive } from "./Health/Http.js"
 import { Articles } from "./HelpCenter/Articles.js"
 import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
+import { createHttpServer } from "./Http/ParserErrors.js"
+import { baseUrlPolicy } from "./Http/PublicBaseUrl.js"
 import { RedactingTracerLive } from "./Http/Redaction.js"
 import { requestLogger } from "./Http/RequestLog.js"
 import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
@@ -95,11 +96,12 @@ HttpApi.reflect(Api, {
     apiRoutes.push({ method: endpoint.method, path: endpoint.path })
   }
 })
-const conventions = wireConventions({ allowedMethods: routeMethods(apiRoutes) })
+const allowedMethods = routeMethods(apiRoutes)
 
 /**
  * The HTTP application on whichever `HttpServer` is provided: routes, `/openapi.json`, `/docs`, the wire
- * conventions. Needs the `SqlClient` (with migrations run) and an `HttpServer`.
+ * conventions. Needs the `SqlClient` (with migrations run) and an `HttpServer`; reads `PUBLIC_BASE_URL` and
+ * `TRUST_PROXY` (how each request's base URL is decided, docs/decisions/0803-base-url-decided-once.md).
  *
  * Tracing is off unless `tracing: true` (docs/decisions/0780-tracing-off-without-exporter.md): the service ships
  * no span exporter, and spans nobody receives cost every request (the HTTP span alone parses the URL and copies
@@ -107,9 +109,9 @@ const conventions = wireConventions({ allowedMethods: routeMethods(apiRoutes) })
  */
 export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly tracing?: boolean } = {}) => {
   const app = Layer.unwrapEffect(
-    Effect.map(ticketReadBeforeRouting, (ticketRead) =>
+    Effect.zipWith(ticketReadBeforeRouting, baseUrlPolicy, (ticketRead, baseUrl) =>
       HttpApiBuilder.serve((app) => {
-        const served = conventions(ticketRead(app))
+        const served = wireConventions({ allowedMethods, baseUrl })(ticketRead(app))
         return options.logRequests ? requestLogger(served) : served
       })
     )
@@ -150,5 +152,5 @@ export const ServerLive = (options: {
   HttpAppLive({ logRequests: true }).pipe(
     Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
     HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { host: options.host, port: options.port }))
+    Layer.provide(NodeHttpServer.layer(createHttpServer, { host: options.host, port: options.port }))
   )

@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from "node:crypto"
-import { HttpServerRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Config, Duration, Effect, Layer, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
@@ -82,6 +81,8 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
             return rows[0]!.value
           }).pipe(Effect.orDie)
     )
+    // Read now: a download link built after a write committed must not be the first to query it.
+    yield* secret
 
     const upload = <E>(input: {
       readonly organizationId: number
@@ -199,9 +200,9 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
         return `/attachments/${attachmentId}/download/?expires=${link.expires}&signature=${link.signature}`
       })
 
-    /** The absolute signed download link of an attachment, as the current request's client reaches us. */
-    const downloadUrl = (attachmentId: string) =>
-      Effect.zipWith(HttpServerRequest.HttpServerRequest, signedDownloadPath(attachmentId), absoluteUrl)
+    /** The absolute signed download link of an attachment, under the request's decided base URL. */
+    const downloadUrl = (attachmentId: string): Effect.Effect<string> =>
+      Effect.flatMap(signedDownloadPath(attachmentId), absoluteUrl)
 
     /** Opens a download after checking its link; tampered, foreign and expired links are refused alike. */
     const download = (attachmentId: string, expires: number, signature: string) =>

@@ -9,8 +9,8 @@ import * as Query from "./Query.js"
  *
  * `page` is 1-based (default 1); `page_size` defaults to {@link DEFAULT_PAGE_SIZE} and is clamped to
  * {@link MAX_PAGE_SIZE}. A bad or past-the-end page is `404 {"detail":"Invalid page."}`; a bad `page_size`
- * is `400 {"page_size":["A valid integer is required."]}`. `next`/`previous` are absolute and keep the other
- * query parameters.
+ * is `400 {"page_size":["A valid integer is required."]}`. `next`/`previous` are absolute (under the request's
+ * decided base URL, `Links.RequestBaseUrl`) and keep the other query parameters.
  */
 
 export const DEFAULT_PAGE_SIZE = 25
@@ -78,13 +78,13 @@ export const parse = (query: {
     return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize }
   })
 
-const pageLink = (request: HttpServerRequest.HttpServerRequest, page: number): string => {
-  const url = requestUrl(request)
-  // As DRF: the link to the first page drops `page` rather than saying `page=1`.
-  if (page === 1) url.searchParams.delete("page")
-  else url.searchParams.set("page", String(page))
-  return url.toString()
-}
+const pageLink = (request: HttpServerRequest.HttpServerRequest, page: number): Effect.Effect<string> =>
+  Effect.map(requestUrl(request), (url) => {
+    // As DRF: the link to the first page drops `page` rather than saying `page=1`.
+    if (page === 1) url.searchParams.delete("page")
+    else url.searchParams.set("page", String(page))
+    return url.toString()
+  })
 
 /**
  * Runs a paginated query: counts, refuses a page past the end (page 1 of nothing is an empty page), then
@@ -108,8 +108,8 @@ export const paginate = <A, E, R>(
     const results = yield* query.fetch({ limit: page.limit, offset: page.offset })
     return {
       count,
-      next: page.page < pages ? pageLink(request, page.page + 1) : null,
-      previous: page.page > 1 ? pageLink(request, page.page - 1) : null,
+      next: page.page < pages ? yield* pageLink(request, page.page + 1) : null,
+      previous: page.page > 1 ? yield* pageLink(request, page.page - 1) : null,
       results
     }
   })

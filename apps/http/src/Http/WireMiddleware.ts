@@ -1,14 +1,22 @@
 import { randomUUID } from "node:crypto"
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, Either } from "effect"
 import { addFieldError, type FieldErrors, NON_FIELD_ERRORS, ValidationError } from "./Errors.js"
+import { decideBaseUrl, RequestBaseUrl } from "./Links.js"
+import { type BaseUrlPolicy, HOST_HEADER_POLICY } from "./PublicBaseUrl.js"
 import { redactUrl } from "./Redaction.js"
 
 /** Paths served without the trailing slash: probes and documentation, not API resources. */
 export const UNSLASHED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"])
 
+/** Sent with every answer: a browser must not read a JSON error (or a download) as HTML or script. */
+export const NOSNIFF = { "x-content-type-options": "nosniff" } as const
+
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  HttpServerResponse.unsafeJson(body, { status, headers })
+  HttpServerResponse.unsafeJson(body, { status, headers: { ...NOSNIFF, ...headers } })
+
+const withNosniff = (response: HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.setHeaders(response, NOSNIFF)
 
 const isTagged = (u: unknown, tag: string) =>
   typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: unknown })._tag === tag
@@ -18,29 +26,38 @@ const isEmpty = (response: HttpServerResponse.HttpServerResponse) => response.bo
 /**
  * Rewrites what the platform answers on its own (after the API's error encoding) into the wire shapes: an empty
  * 404 (no route) becomes `{"detail":"Not found."}`, an empty 5xx (a defect, or an error no schema encodes)
- * becomes the 500 body with the request id, and every 401 gets `WWW-Authenticate`.
+ * becomes the 500 body with the request id, every 401 gets `WWW-Authenticate`, and every answer `nosniff`.
  */
 const finishResponse =
   (requestId: () => string, allowedMethods: (pathname: string) => ReadonlyArray<string>) =>
-  (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) => {
-    if (response.status === 401)
-      return Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", "X-Service-Token"))
-    if (response.status === 404 && isEmpty(response)) {
-      // No route: the path exists with other methods (405, as DRF), or not at all (404; also a path parameter
-      // longer than the router accepts).
-      const allowed = allowedMethods(new URL(request.url, "http://service").pathname)
-      return Effect.succeed(
-        allowed.length > 0 && !allowed.includes(request.method)
-          ? json(405, { detail: `Method "${request.method}" not allowed.` }, { allow: allowed.join(", ") })
-          : json(404, { detail: "Not found." })
-      )
-    }
-    if (response.status >= 500 && isEmpty(response))
-      return Effect.succeed(
-        json(500, { detail: "Internal server error.", request_id: requestId() }, { "x-request-id": requestId() })
-      )
-    return Effect.succeed(response)
+  (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+    Effect.succeed(withNosniff(rewriteResponse(requestId, allowedMethods, request, response)))
+
+const rewriteResponse = (
+  requestId: () => string,
+  allowedMethods: (pathname: string) => ReadonlyArray<string>,
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
+  if (response.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", "X-Service-Token")
+  if (response.status === 404 && isEmpty(response)) {
+    // No route: the path exists with other methods (405, as DRF), or not at all (404; also a path parameter
+    // longer than the router accepts).
+    const allowed = allowedMethods(pathOf(request.url))
+    return allowed.length > 0 && !allowed.includes(request.method)
+      ? json(405, { detail: `Method "${request.method}" not allowed.` }, { allow: allowed.join(", ") })
+      : json(404, { detail: "Not found." })
   }
+  if (response.status >= 500 && isEmpty(response))
+    return json(500, { detail: "Internal server error.", request_id: requestId() }, { "x-request-id": requestId() })
+  return response
+}
+
+// The path as the router sees it: no URL parsing (which throws on odd request targets such as `//`).
+const pathOf = (url: string) => {
+  const queryAt = url.indexOf("?")
+  return queryAt < 0 ? url : url.slice(0, queryAt)
+}
 
 /**
  * Ends of a request that are not failures of the service: an interruption, no route, or a client that went away
@@ -57,15 +74,25 @@ export const isExpectedEnd = (cause: Cause.Cause<unknown>): boolean => {
  * `HttpApiBuilder.serve`):
  * - a path without its trailing slash: GET/HEAD → `301` to the slashed path; other methods → `404` naming it;
  * - no route → `404 {"detail":"Not found."}`, or `405` with `Allow` when the path exists with other methods;
+ * - the request's base URL is decided (`Links.decideBaseUrl`) before anything else runs and provided as
+ *   `Links.RequestBaseUrl`; a malformed `Host` (or forwarded host/scheme) → `400 {"detail":"Invalid Host header."}`
+ *   (the probes and documentation, which make no links, are never refused);
  * - every `401` carries `WWW-Authenticate: X-Service-Token`;
+ * - every answer carries `X-Content-Type-Options: nosniff`;
  * - anything unexpected → `500 {"detail":"Internal server error.","request_id":"…"}`, the cause logged under
  *   that id.
  *
  * The platform writes the response before a server middleware sees it, so the rewriting is a pre-response
- * handler, and the failure (which still reaches this middleware afterwards) is only logged here.
+ * handler, and the failure (which still reaches this middleware afterwards) is only logged here. What this
+ * middleware (or one inside it, like the GET ticket before routing) answers itself skips that handler, so those
+ * answers carry their headers already.
  */
 export const wireConventions =
-  (options: { readonly allowedMethods: (pathname: string) => ReadonlyArray<string> }) =>
+  (options: {
+    readonly allowedMethods: (pathname: string) => ReadonlyArray<string>
+    /** How each request's base URL is decided (default: the validated `Host`, no proxy trusted). */
+    readonly baseUrl?: BaseUrlPolicy
+  }) =>
   (app: HttpApp.Default): HttpApp.Default =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -76,12 +103,17 @@ export const wireConventions =
         const slashed = `${pathname}/`
         if (request.method === "GET" || request.method === "HEAD") {
           const search = queryAt < 0 ? "" : request.url.slice(queryAt)
-          return HttpServerResponse.empty({ status: 301, headers: { location: `${slashed}${search}` } })
+          return HttpServerResponse.empty({ status: 301, headers: { ...NOSNIFF, location: `${slashed}${search}` } })
         }
         return json(404, {
           detail: `Not found. Every path ends with a slash: ${request.method} ${slashed} (no redirect is made for ${request.method}).`
         })
       }
+      // Once, before any handler: links built after a write commits can no longer fail on a header.
+      const baseUrl = UNSLASHED_PATHS.has(pathname)
+        ? Either.right(RequestBaseUrl.defaultValue())
+        : decideBaseUrl(options.baseUrl ?? HOST_HEADER_POLICY, request.headers)
+      if (Either.isLeft(baseUrl)) return json(400, { detail: baseUrl.left })
       // Made only when something needs it (a 500 and its log line), then the same for both.
       let id: string | undefined
       const requestId = () => {
@@ -90,6 +122,9 @@ export const wireConventions =
       }
       yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, options.allowedMethods))
       return yield* app.pipe(
+        Effect.provideService(RequestBaseUrl, baseUrl.right),
+        // An answer made before routing (the early GET ticket) is written without the pre-response handler.
+        Effect.map(withNosniff),
         Effect.tapErrorCause((cause) =>
           isExpectedEnd(cause)
             ? Effect.void

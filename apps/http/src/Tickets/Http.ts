@@ -44,9 +44,11 @@ const CRITERIA_PARAMS = [
 
 const json = (body: unknown) => HttpServerResponse.unsafeJson(body)
 
-/** `201 Created` with a `Location` header (the body is rendered already, see `TicketWire`). */
-const createdAt = (request: HttpServerRequest.HttpServerRequest, body: unknown, location: string) =>
-  HttpServerResponse.unsafeJson(body, { status: 201, headers: { location: absoluteUrl(request, location) } })
+/** `201 Created` with a `Location` header (the body is rendered already, see `TicketWire`); never fails. */
+const createdAt = (body: unknown, location: string) =>
+  Effect.map(absoluteUrl(location), (url) =>
+    HttpServerResponse.unsafeJson(body, { status: 201, headers: { location: url } })
+  )
 
 /** Handlers of the `tickets` group. */
 export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
@@ -181,7 +183,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
             .pipe(Effect.mapError(toHttpError))
           const view = stateView(ticket)
           const urls = yield* downloadUrls([view])
-          return createdAt(request, renderTicket(view, urls), `/organizations/${scope.publicId}/tickets/${ticket.id}/`)
+          return yield* createdAt(renderTicket(view, urls), `/organizations/${scope.publicId}/tickets/${ticket.id}/`)
         })
       )
       .handle("get", ({ path }) =>
@@ -262,8 +264,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           const message = ticket.messages.find((m) => m.id === result.messageId)!
           const view = toJsonValue(messageView(ticket.id, message)) as ViewJson
           const urls = yield* downloadUrls([view])
-          return createdAt(
-            request,
+          return yield* createdAt(
             renderMessage(view, urls),
             `/organizations/${scope.publicId}/tickets/${ticket.id}/messages/`
           )

@@ -15,7 +15,9 @@ const TICKET_PATH = /^\/organizations\/([^/?]+)\/tickets\/([^/?]+)\/$/
  * token, a ticket that token may read, `200` with the ticket. Its one statement and its answer are the endpoint's
  * own (`TicketQueries.readableViewForToken`, `TicketResponses.ticket`); what it skips is the router and the
  * endpoint's middleware and decoding, which cost more than the statement. Every other request, and every answer
- * but that `200` (no or bad token, malformed ids, not found), goes on to the API, which answers as documented.
+ * but that `200` (no or bad token, malformed ids, not found, a failure), goes on to the API, which answers as
+ * documented. It runs inside the wire conventions, so a request with a malformed `Host` never reaches it and its
+ * download links use the request's decided base URL (`Links.RequestBaseUrl`).
  */
 export const ticketReadBeforeRouting = Effect.gen(function* () {
   const queries = yield* TicketQueries
@@ -35,9 +37,11 @@ export const ticketReadBeforeRouting = Effect.gen(function* () {
         !PUBLIC_ID_PATTERN.test(organizationId)
       )
         return app
-      return Effect.flatMap(
-        queries.readableViewForToken(TokenSecret.hash(token), organizationId, ticketId),
-        ({ view }) => (view === undefined ? app : responses.ticket(view))
+      return queries.readableViewForToken(TokenSecret.hash(token), organizationId, ticketId).pipe(
+        Effect.flatMap(({ view }) => (view === undefined ? Effect.succeed(undefined) : responses.ticket(view))),
+        // Answered here, a failure would skip the wire conventions' 500 body: the endpoint answers it instead.
+        Effect.catchAllDefect(() => Effect.succeed(undefined)),
+        Effect.flatMap((response) => (response === undefined ? app : Effect.succeed(response)))
       )
     })
 })

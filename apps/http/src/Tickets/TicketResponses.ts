@@ -1,5 +1,4 @@
 import { HttpServerResponse } from "@effect/platform"
-import type { HttpServerRequest } from "@effect/platform/HttpServerRequest"
 import { Effect } from "effect"
 import { PendingAttachments } from "../Attachments/PendingAttachments.js"
 import { attachmentIdsOf, type DownloadUrls, renderTicket, type ViewJson } from "./TicketWire.js"
@@ -12,7 +11,7 @@ export class TicketResponses extends Effect.Service<TicketResponses>()("@helpdes
     const attachments = yield* PendingAttachments
 
     /** Signed download links of every attachment in these views (none: no work). */
-    const downloadUrls = (views: ReadonlyArray<ViewJson>): Effect.Effect<DownloadUrls, never, HttpServerRequest> => {
+    const downloadUrls = (views: ReadonlyArray<ViewJson>): Effect.Effect<DownloadUrls> => {
       const ids = views.flatMap(attachmentIdsOf)
       if (ids.length === 0) return Effect.succeed(NO_URLS)
       return Effect.gen(function* () {

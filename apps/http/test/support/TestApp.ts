@@ -1,7 +1,7 @@
-import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
+import { createHttpServer } from "../../src/Http/ParserErrors.js"
 import { HttpAppLive, ServicesLive } from "../../src/Server.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
@@ -23,7 +23,7 @@ export const testAppLive = (options: Parameters<typeof HttpAppLive>[0] = {}) =>
     })
   ).pipe(
     Layer.provideMerge(HttpAppLive(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port: 0 })),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(TestDatabaseLive)
   )
