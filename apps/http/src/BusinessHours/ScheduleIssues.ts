@@ -37,7 +37,8 @@ const valueAt = (input: unknown, path: ReadonlyArray<string | number>): unknown 
   let current = input
   for (const segment of path) {
     if (current === null || typeof current !== "object") return undefined
-    current = (current as Record<string | number, unknown>)[segment]
+    // Own values only: a path may hold a client's key such as "__proto__".
+    current = Object.hasOwn(current, segment) ? (current as Record<string | number, unknown>)[segment] : undefined
   }
   return current
 }

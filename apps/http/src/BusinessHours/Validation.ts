@@ -10,6 +10,7 @@ import {
 } from "@helpdesk/schedule"
 import { Either, ParseResult, Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
+import { ownValue, untrustedRecord } from "../Http/UntrustedKeys.js"
 import { type FieldIssue, fieldIssues } from "./ScheduleIssues.js"
 
 /**
@@ -149,15 +150,15 @@ const weeklyField = (
       )
     )
   // No prototype: a key such as "__proto__" stays a key (reported as an unknown weekday).
-  const input: Record<string, unknown> = Object.create(null)
+  const input = untrustedRecord<unknown>()
   const issues: Array<FieldIssue> = []
   for (const [day, hours] of Object.entries(value)) {
     if (!isRecord(hours)) {
       input[day] = hours
       continue
     }
-    const opens = hours.opens_at
-    const closes = hours.closes_at
+    const opens = ownValue(hours, "opens_at")
+    const closes = ownValue(hours, "closes_at")
     if ((opens === undefined || opens === null) && (closes === undefined || closes === null)) {
       if ((WEEKDAYS as ReadonlyArray<string>).includes(day)) {
         for (const key of ["opens_at", "closes_at"])
@@ -175,7 +176,7 @@ const weeklyField = (
 const weeklyHoursOf = (input: Record<string, unknown>): WeeklyHours => {
   const out: Record<string, DayHours | null> = { ...CLOSED_WEEK }
   for (const day of WEEKDAYS) {
-    const range = input[day] as { opensAt: string; closesAt: string } | null | undefined
+    const range = ownValue(input, day) as { opensAt: string; closesAt: string } | null | undefined
     if (range !== null && range !== undefined) out[day] = { opens_at: range.opensAt, closes_at: range.closesAt }
   }
   return out as WeeklyHours

@@ -2,6 +2,7 @@ import { WEEKDAYS } from "@helpdesk/schedule"
 import { Effect } from "effect"
 import { NON_FIELD_ERRORS, ValidationError } from "../Http/Errors.js"
 import type { RawBody } from "../Http/RequestBody.js"
+import { ownValue, untrustedRecord } from "../Http/UntrustedKeys.js"
 
 /**
  * Business-hours bodies as one JSON-like object, whatever their media type. The kernel's field decoding handles
@@ -22,16 +23,22 @@ const notAnObject = (value: unknown) =>
   })
 
 const lastValues = (fields: Record<string, ReadonlyArray<string>>): Record<string, string> => {
-  const out: Record<string, string> = {}
+  const out = untrustedRecord<string>()
   for (const [key, values] of Object.entries(fields)) out[key] = values[values.length - 1] ?? ""
   return out
 }
 
 const NESTED_KEY = /^weekly_hours(?:\.([^.[\]]+)(?:\.([^.[\]]+))?|\[([^[\]]+)\](?:\[([^[\]]+)\])?)$/
 
-/** `weekly_hours` of a form body: the JSON string, or the object its nested fields spell. */
+/** The fields a day of a form body may set; any other nested field is ignored, as unknown fields are. */
+const DAY_FIELDS: ReadonlyArray<string> = ["opens_at", "closes_at"]
+
+/**
+ * `weekly_hours` of a form body: the JSON string, or the object its nested fields spell. The day keys are the
+ * client's (an unknown one is reported by validation), so the objects have no prototype (`UntrustedKeys`).
+ */
 const weeklyHoursOfForm = (fields: Record<string, string>): Effect.Effect<unknown, ValidationError> => {
-  const nested: Record<string, Record<string, unknown> | null> = {}
+  const nested = untrustedRecord<Record<string, unknown> | null>()
   let hasNested = false
   for (const [key, value] of Object.entries(fields)) {
     const match = NESTED_KEY.exec(key)
@@ -43,12 +50,12 @@ const weeklyHoursOfForm = (fields: Record<string, string>): Effect.Effect<unknow
       if (value.trim() === "" || value.trim() === "null") nested[dayKey] = null
       continue
     }
-    const current = nested[dayKey]
-    const record = current === null || current === undefined ? {} : current
-    record[field] = value.trim() === "" ? null : value
+    const current = ownValue(nested, dayKey)
+    const record = current === null || current === undefined ? untrustedRecord<unknown>() : current
+    if (DAY_FIELDS.includes(field)) record[field] = value.trim() === "" ? null : value
     nested[dayKey] = record
   }
-  const text = fields.weekly_hours
+  const text = ownValue(fields, "weekly_hours")
   if (text !== undefined) {
     try {
       return Effect.succeed(JSON.parse(text) as unknown)
@@ -74,8 +81,9 @@ export const scheduleBody = (body: RawBody): Effect.Effect<Record<string, unknow
   }
   const fields = lastValues(body.fields)
   return Effect.map(weeklyHoursOfForm(fields), (weekly) => {
-    const out: Record<string, unknown> = {}
-    if (fields.timezone !== undefined) out.timezone = fields.timezone
+    const out = untrustedRecord<unknown>()
+    const timezone = ownValue(fields, "timezone")
+    if (timezone !== undefined) out.timezone = timezone
     if (weekly !== undefined) out.weekly_hours = weekly
     return out
   })
@@ -90,7 +98,9 @@ export const exceptionBody = (body: RawBody): Effect.Effect<Record<string, unkno
       : Effect.fail(notAnObject(value))
   }
   const out: Record<string, unknown> = lastValues(body.fields)
-  for (const key of ["opens_at", "closes_at"])
-    if (typeof out[key] === "string" && (out[key] as string).trim() === "") out[key] = null
+  for (const key of DAY_FIELDS) {
+    const value = ownValue(out, key)
+    if (typeof value === "string" && value.trim() === "") out[key] = null
+  }
   return Effect.succeed(out)
 }

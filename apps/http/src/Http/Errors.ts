@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Data, Schema } from "effect"
+import { ownValue, setOwn, untrustedRecord } from "./UntrustedKeys.js"
 
 /**
  * The HTTP errors of the service, in the shapes of `wire-conventions.md` (Django REST Framework style).
@@ -89,7 +90,10 @@ const nest = (path: ReadonlyArray<string>, messages: ReadonlyArray<string>): Fie
   return { [head!]: rest.length === 0 ? messages : nest(rest, messages) }
 }
 
-/** Adds `messages` at `path` in a mutable field-error tree (used while collecting schema issues). */
+/**
+ * Adds `messages` at `path` in a mutable field-error tree (used while collecting schema issues). Paths may hold
+ * untrusted keys (an unknown weekday, a criterion name): only own properties are read and written.
+ */
 export const addFieldError = (
   tree: Record<string, unknown>,
   path: ReadonlyArray<string>,
@@ -100,29 +104,40 @@ export const addFieldError = (
     return
   }
   const [head, ...rest] = path as [string, ...Array<string>]
+  const existing = ownValue(tree, head)
   if (rest.length === 0) {
-    const existing = tree[head]
     const list = Array.isArray(existing) ? existing : []
     for (const m of messages) if (!list.includes(m)) list.push(m)
-    tree[head] = list
+    setOwn(tree, head, list)
     return
   }
-  const child = tree[head]
-  const next = child !== null && typeof child === "object" && !Array.isArray(child) ? child : {}
-  tree[head] = next
+  const next =
+    existing !== null && typeof existing === "object" && !Array.isArray(existing) ? existing : untrustedRecord()
+  setOwn(tree, head, next)
   addFieldError(next as Record<string, unknown>, rest, messages)
 }
 
 /** 500 `{"detail":"Internal server error.","request_id":"…"}`; the cause is logged under the same id. */
 export class InternalServerError extends Data.TaggedError("InternalServerError")<{ readonly requestId: string }> {}
 
-const FieldErrorsSchema: Schema.Schema<FieldErrors> = Schema.Record({
-  key: Schema.String,
-  value: Schema.Union(
-    Schema.Array(Schema.String),
-    Schema.suspend(() => FieldErrorsSchema)
-  )
-}).annotations({ identifier: "FieldErrors" })
+/**
+ * The field-error object on the wire, encoded as it is. (A `Schema.Record` re-encodes into a fresh `{}` by
+ * assignment, which would drop a key such as `__proto__`, the unknown weekday of a hostile body.) The JSON
+ * Schema is the recursive record it is; it refers to `ValidationError`, the component it is documented as.
+ */
+const FieldErrorsAsIs: Schema.Schema<FieldErrors> = Schema.declare(
+  (u): u is FieldErrors => typeof u === "object" && u !== null && !Array.isArray(u),
+  {
+    jsonSchema: {
+      type: "object",
+      required: [],
+      properties: {},
+      additionalProperties: {
+        anyOf: [{ type: "array", items: { type: "string" } }, { $ref: "#/components/schemas/ValidationError" }]
+      }
+    }
+  }
+)
 
 /** Wire schemas of the errors above, to register on the root API and to name in endpoint definitions. */
 export const Wire = {
@@ -149,7 +164,7 @@ export const Wire = {
   ),
   BadRequest: detailError(BadRequest, "BadRequest", 400, "Malformed body, e.g. `JSON parse error - <reason>`."),
   ValidationError: Schema.transform(
-    FieldErrorsSchema,
+    FieldErrorsAsIs,
     Schema.declare((u): u is ValidationError => u instanceof ValidationError),
     {
       strict: true,

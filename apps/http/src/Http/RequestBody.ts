@@ -10,6 +10,20 @@ import {
   ValidationError
 } from "./Errors.js"
 import { isListField } from "./Fields.js"
+import { ownValue, untrustedRecord } from "./UntrustedKeys.js"
+import {
+  BODY_NOT_UTF8,
+  decodeUtf8,
+  decodeUtf8Lenient,
+  formPairIssues,
+  formPairs,
+  jsonTextIssues,
+  MAX_TEXT_ISSUES,
+  type TextIssue,
+  textIssuesError,
+  textProblem,
+  UTF8_MESSAGE
+} from "./UntrustedText.js"
 
 /**
  * Request bodies, decoded the way the wire conventions say.
@@ -33,7 +47,11 @@ export const ACCEPTED_MEDIA_TYPES = [
 /** Errors {@link decode} fails with; all are registered on the root API. */
 export type BodyError = ValidationError | BadRequest | UnsupportedMediaType | PayloadTooLarge
 
-/** A body as read from the wire, before field decoding: JSON value, or form fields. */
+/**
+ * A body as read from the wire, before field decoding: JSON value, or form fields. Every key and string in it is
+ * UTF-8 without U+0000 or lone surrogates (`UntrustedText`); form and multipart records have no prototype, so
+ * a field named `__proto__` is an ordinary key (`UntrustedKeys`).
+ */
 export type RawBody =
   | { readonly _tag: "Json"; readonly value: unknown }
   | { readonly _tag: "Form"; readonly fields: Record<string, ReadonlyArray<string>> }
@@ -69,20 +87,83 @@ const bounded = <A, E>(request: HttpServerRequest.HttpServerRequest, read: Effec
   )
 }
 
-const readText = (request: HttpServerRequest.HttpServerRequest) => bounded(request, request.text)
+const readBytes = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(bounded(request, request.arrayBuffer), (buffer) => new Uint8Array(buffer))
 
-const readBytes = (request: HttpServerRequest.HttpServerRequest) => bounded(request, request.arrayBuffer)
+const isBlank = (bytes: Uint8Array) => decodeUtf8Lenient(bytes).trim() === ""
 
 const append = <A>(record: Record<string, Array<A>>, key: string, value: A) => {
-  const list = record[key]
+  const list = ownValue(record, key)
   if (list === undefined) record[key] = [value]
   else list.push(value)
 }
 
-const groupPairs = (pairs: Iterable<readonly [string, string]>) => {
-  const fields: Record<string, Array<string>> = {}
-  for (const [key, value] of pairs) append(fields, key, value)
-  return fields
+/** A JSON body: strict UTF-8, parsed, and every key and string checked (`UntrustedText`). */
+const parseJson = (bytes: Uint8Array): Effect.Effect<unknown, BadRequest | ValidationError> => {
+  const text = decodeUtf8(bytes)
+  if (text === undefined) {
+    // Name the fields the bad bytes are in, when the body still parses with them replaced.
+    let lenient: unknown
+    try {
+      lenient = JSON.parse(decodeUtf8Lenient(bytes))
+    } catch {
+      return Effect.fail(new BadRequest({ detail: BODY_NOT_UTF8 }))
+    }
+    const issues = jsonTextIssues(lenient, (s) => (s.includes("\uFFFD") ? UTF8_MESSAGE : undefined))
+    return Effect.fail(issues.length > 0 ? textIssuesError(issues) : new BadRequest({ detail: BODY_NOT_UTF8 }))
+  }
+  if (text.trim() === "") return Effect.succeed({})
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return Effect.fail(new BadRequest({ detail: `JSON parse error - ${(error as Error).message}` }))
+  }
+  const issues = jsonTextIssues(value)
+  return issues.length > 0 ? Effect.fail(textIssuesError(issues)) : Effect.succeed(value)
+}
+
+/** A form body: pairs decoded strictly (`%FF` is refused, not U+FFFD), grouped by name. */
+const parseForm = (bytes: Uint8Array): Effect.Effect<Record<string, Array<string>>, ValidationError> => {
+  const pairs = formPairs(bytes)
+  const issues = formPairIssues(pairs)
+  if (issues.length > 0) return Effect.fail(textIssuesError(issues))
+  const fields = untrustedRecord<Array<string>>()
+  for (const pair of pairs) append(fields, pair.name!, pair.value!)
+  return Effect.succeed(fields)
+}
+
+const CRLF = Buffer.from("\r\n")
+const HEADERS_END = Buffer.from("\r\n\r\n")
+
+/**
+ * The text parts of a multipart body whose bytes (or part headers) are not UTF-8. The WHATWG parser decodes them
+ * with U+FFFD in place, so they are found here, in the raw parts; file contents are not text and are skipped.
+ */
+const multipartPartsNotUtf8 = (body: Uint8Array, contentType: string): ReadonlyArray<TextIssue> => {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType)
+  if (boundary === null) return []
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`, "latin1")
+  const between = Buffer.concat([CRLF, delimiter])
+  const issues: Array<TextIssue> = []
+  let at = bytes.indexOf(delimiter)
+  while (at >= 0 && issues.length < MAX_TEXT_ISSUES) {
+    const start = at + delimiter.length
+    const end = bytes.indexOf(between, start)
+    if (end < 0) break
+    const part = bytes.subarray(start, end)
+    const headersEnd = part.indexOf(HEADERS_END)
+    if (headersEnd >= 0) {
+      const headerBytes = part.subarray(0, headersEnd)
+      const headers = decodeUtf8Lenient(headerBytes)
+      const isFile = /\bfilename\*?=/i.test(headers)
+      if (decodeUtf8(headerBytes) === undefined || (!isFile && decodeUtf8(part.subarray(headersEnd + 4)) === undefined))
+        issues.push({ path: [/\bname="([^"]*)"/i.exec(headers)?.[1] ?? ""], message: UTF8_MESSAGE })
+    }
+    at = end + CRLF.length
+  }
+  return issues
 }
 
 /** Reads the body in whichever accepted media type it has, without interpreting its fields. */
@@ -91,37 +172,36 @@ export const read = (request: HttpServerRequest.HttpServerRequest): Effect.Effec
     const mediaType = mediaTypeOf(request)
     if (mediaType === undefined) {
       // No content type: fine for an empty body (a PATCH that changes nothing), otherwise unsupported.
-      const text = yield* readText(request)
-      if (text.trim() === "") return { _tag: "Json", value: {} } as const
+      if (isBlank(yield* readBytes(request))) return { _tag: "Json", value: {} } as const
       return yield* UnsupportedMediaType.of("")
     }
     if (mediaType === "application/json" || mediaType.endsWith("+json")) {
-      const text = yield* readText(request)
-      if (text.trim() === "") return { _tag: "Json", value: {} } as const
-      try {
-        return { _tag: "Json", value: JSON.parse(text) as unknown } as const
-      } catch (error) {
-        return yield* new BadRequest({ detail: `JSON parse error - ${(error as Error).message}` })
-      }
+      return { _tag: "Json", value: yield* parseJson(yield* readBytes(request)) } as const
     }
     if (mediaType === "application/x-www-form-urlencoded") {
-      const text = yield* readText(request)
-      return { _tag: "Form", fields: groupPairs(new URLSearchParams(text)) } as const
+      return { _tag: "Form", fields: yield* parseForm(yield* readBytes(request)) } as const
     }
     if (mediaType === "multipart/form-data") {
       // Parsed from the (bounded) bytes with the WHATWG parser: it rejects a truncated body, where a streaming
       // parser waits for a boundary that never comes. Large file uploads use their own endpoints.
+      const contentType = request.headers["content-type"]!
       const bytes = yield* readBytes(request)
       const form = yield* Effect.tryPromise({
-        try: () => new Response(bytes, { headers: { "content-type": request.headers["content-type"]! } }).formData(),
+        try: () => new Response(bytes, { headers: { "content-type": contentType } }).formData(),
         catch: (error) => new BadRequest({ detail: `Multipart form parse error - ${(error as Error).message}` })
       })
-      const fields: Record<string, Array<string>> = {}
-      const files: Record<string, Array<File>> = {}
+      const issues: Array<TextIssue> =
+        decodeUtf8(bytes) === undefined ? [...multipartPartsNotUtf8(bytes, contentType)] : []
+      const fields = untrustedRecord<Array<string>>()
+      const files = untrustedRecord<Array<File>>()
       form.forEach((value, key) => {
+        const text = typeof value === "string" ? value : value.name
+        const message = textProblem(key) ?? textProblem(text)
+        if (message !== undefined && issues.length < MAX_TEXT_ISSUES) issues.push({ path: [key], message })
         if (typeof value === "string") append(fields, key, value)
         else append(files, key, value)
       })
+      if (issues.length > 0) return yield* textIssuesError(issues)
       return { _tag: "Multipart", fields, files } as const
     }
     return yield* UnsupportedMediaType.of(request.headers["content-type"]!.split(";")[0]!.trim())
@@ -155,7 +235,7 @@ export const formToObject = (
       .filter((ps) => isListField(ps.type))
       .map((ps) => String(ps.name))
   )
-  const out: Record<string, unknown> = {}
+  const out = untrustedRecord<unknown>()
   for (const [key, values] of Object.entries(fields)) out[key] = lists.has(key) ? values : values[values.length - 1]
   return out
 }
@@ -164,7 +244,7 @@ const jsonTypeName = (value: unknown) => (value === null ? "null" : Array.isArra
 
 /** Turns the issues of a failed decode into a DRF field-error object. */
 export const toFieldErrors = (error: ParseResult.ParseError): FieldErrors => {
-  const tree: Record<string, unknown> = {}
+  const tree = untrustedRecord<unknown>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const message =
       issue._tag === "Missing"

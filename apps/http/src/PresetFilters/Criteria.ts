@@ -123,7 +123,8 @@ export const validateCriteria = (input: unknown): CriteriaResult => {
       ok: false,
       errors: { non_field_errors: [`Invalid data. Expected an object of criteria, but got ${describe(value)}.`] }
     }
-  const errors: Record<string, Array<string>> = {}
+  // Keyed by the client's criterion names: no prototype, so "__proto__" is reported like any unknown name.
+  const errors: Record<string, Array<string>> = Object.create(null)
   const out: Record<string, unknown> = { ...EMPTY_CRITERIA }
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
     if (key === "is_snoozed") {
@@ -137,7 +138,7 @@ export const validateCriteria = (input: unknown): CriteriaResult => {
       }
       continue
     }
-    const check = LIST_CHECKS[key as keyof typeof LIST_CHECKS]
+    const check = Object.hasOwn(LIST_CHECKS, key) ? LIST_CHECKS[key as keyof typeof LIST_CHECKS] : undefined
     if (check === undefined) {
       errors[key] = [`Unknown criterion. Allowed: ${CRITERION_NAMES.join(", ")}.`]
       continue
