@@ -224,7 +224,10 @@ describe("wireConventions on a defect", () => {
         )
       )
     )
-    const response = await HttpApp.toWebHandler(app)(new Request("http://service/anything/"))
+    const response = await HttpApp.toWebHandler(app)(
+      // A Request carries no Host header of its own (links need one, see BaseUrl.test.ts).
+      new Request("http://service/anything/", { headers: { host: "service" } })
+    )
     assert.strictEqual(response.status, 500)
     const body = await response.json()
     assert.strictEqual(body.detail, "Internal server error.")
