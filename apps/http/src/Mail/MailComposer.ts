@@ -2,7 +2,7 @@ import { NodeStream } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { BlobStore } from "../Attachments/BlobStore.js"
-import { escapeHtml } from "../Http/Html.js"
+import { escapeHtml, sanitizeHtml } from "../Http/Html.js"
 import { TRACKED_KINDS } from "./DeliveryRecorder.js"
 import { MailSendFailed, type OutgoingMail } from "./MailTransport.js"
 import { ReadReceipts } from "./ReadReceipts.js"
@@ -138,11 +138,13 @@ export class MailComposer extends Effect.Service<MailComposer>()("@helpdesk/http
         const name = oneLine(sender.inboxFromName || sender.organizationFromName || sender.name)
         const address = `${prefix}@${organizationDomain(sender.publicId, domain)}`
         const tracked = TRACKED_KINDS.has(row.kind)
+        // Sanitised when written; again here for rows and events older than that (cheap, and a no-op otherwise).
+        const safeHtml = sanitizeHtml(payload.html)
         const html = tracked
-          ? withPixel(payload.html, payload.text, yield* receipts.pixelUrl(row.id))
-          : payload.html === ""
+          ? withPixel(safeHtml, payload.text, yield* receipts.pixelUrl(row.id))
+          : safeHtml === ""
             ? undefined
-            : payload.html
+            : safeHtml
         const threading =
           row.kind === "ticket_created"
             ? {}

@@ -52,6 +52,7 @@ import { AutoReplies } from "../AutoReplies/AutoReplies.js"
 import { surveyDue, surveyEmail } from "../Csat/CsatEmail.js"
 import { CsatSurveys } from "../Csat/CsatSurveys.js"
 import { retryOnConflict } from "../EventStore/HandleCommand.js"
+import { htmlToText, sanitizeHtml } from "../Http/Html.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
 import { TicketDirectory } from "./TicketDirectory.js"
 import { TicketInputRefused, TicketNotInOrganization, TicketWriteConflict } from "./TicketErrors.js"
@@ -142,26 +143,6 @@ export interface WriteResult {
   readonly ticket: Ticket
   readonly messageId: number | null
 }
-
-const HTML_TAG = /<[^>]*>/g
-const ENTITIES: Readonly<Record<string, string>> = {
-  "&amp;": "&",
-  "&lt;": "<",
-  "&gt;": ">",
-  "&quot;": '"',
-  "&#39;": "'",
-  "&nbsp;": " "
-}
-
-/** The text of an HTML fragment, for the plain `description`/`content` when only HTML is given. */
-export const htmlToText = (html: string): string =>
-  html
-    .replace(/<(br|\/p|\/div|\/li|\/h[1-6])\b[^>]*>/gi, "\n")
-    .replace(HTML_TAG, "")
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (entity) => ENTITIES[entity] ?? entity)
-    .replace(/[ \t]+\n/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim()
 
 /** Decides commands one after another over the evolving state: all their events, or the first refusal. */
 const decideAll = (
@@ -383,6 +364,14 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     /** Creates a ticket (see {@link CreateTicketInput}); returns its state. */
     const create = (input: CreateTicketInput) =>
       Effect.gen(function* () {
+        // Stored, returned and mailed: only the sanitised HTML (outside the transaction: it may take a while). An
+        // audio ticket keeps the caller's for the domain to refuse: it takes no HTML at all.
+        const descriptionHtml = input.kind === "audio" ? input.descriptionHtml : sanitizeHtml(input.descriptionHtml)
+        if (input.kind === "text" && input.description === "" && input.descriptionHtml !== "" && descriptionHtml === "")
+          return yield* TicketInputRefused.of(
+            "description_html",
+            "Nothing is left of description_html once unsafe markup is removed; give a description."
+          )
         const at = yield* DateTime.now
         const org = input.organizationId
         return yield* sql
@@ -414,8 +403,8 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
               const claimed = yield* claim(org, input.caller, input.attachmentIds, ticketId)
               const publicId = yield* nextPublicId(org)
               const description =
-                input.kind === "text" && input.description === "" && input.descriptionHtml !== ""
-                  ? htmlToText(input.descriptionHtml)
+                input.kind === "text" && input.description === "" && descriptionHtml !== ""
+                  ? htmlToText(descriptionHtml)
                   : input.description
               const sendsCreateEmail = actor.role === "associate" && repliesByEmail(customer.email, input.channel.type)
               const base = { ticketId, at, actor }
@@ -426,7 +415,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                   organizationId: String(org),
                   subject: input.subject,
                   description,
-                  descriptionHtml: input.descriptionHtml,
+                  descriptionHtml,
                   kind: input.kind,
                   inbox,
                   channel: input.channel,
@@ -506,6 +495,8 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
             }
 
     const addMessageOnce = (input: AddMessageInput, ticketId: number) => {
+      // Stored, returned and mailed: only the sanitised HTML.
+      const contentHtml = sanitizeHtml(input.contentHtml)
       let messageId = 0
       let sendsEmail = false
       return Effect.map(
@@ -521,8 +512,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                   : yield* memberOrRefuse(input.organizationId, input.nextAssigneeId, "next_assignee_id")
               messageId = yield* nextMessageId
               const claimed = yield* claim(input.organizationId, input.caller, input.attachmentIds, ticketId)
-              const content =
-                input.content === "" && input.contentHtml !== "" ? htmlToText(input.contentHtml) : input.content
+              const content = input.content === "" && contentHtml !== "" ? htmlToText(contentHtml) : input.content
               sendsEmail =
                 actor.role === "associate" &&
                 input.isVisibleToCustomer &&
@@ -535,7 +525,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                   messageId,
                   sender: senderFor(ticket, actor),
                   content,
-                  contentHtml: input.contentHtml,
+                  contentHtml,
                   isVisibleToCustomer: input.isVisibleToCustomer,
                   externalRecipientEmails: input.externalRecipientEmails,
                   bccRecipientEmails: input.bccRecipientEmails,
