@@ -134,7 +134,9 @@ layer(TestAppLive, { excludeTestServices: true })("companies over HTTP", (it) =>
         default_assignee_id: [`Invalid pk "${other.ownerId}" - the user is not a member of this organization.`]
       })
       const notInt = yield* post(path, { token: org.ownerToken, json: { name: "A", default_assignee_id: "me" } })
-      assert.deepStrictEqual(notInt.body, { default_assignee_id: ["A valid integer is required."] })
+      assert.deepStrictEqual(notInt.body, {
+        default_assignee_id: ["Incorrect type. Expected pk value, received str."]
+      })
       const created = yield* post(path, {
         token: org.ownerToken,
         json: { name: "A", default_assignee_id: member.userId }

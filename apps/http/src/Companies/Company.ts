@@ -34,7 +34,7 @@ export const CompanyRef = Schema.Struct({ id: Schema.UUID, name: Schema.String }
 export type CompanyRef = typeof CompanyRef.Type
 
 const defaultAssigneeId = Fields.nullable(
-  Fields.integer({ minimum: 1, description: "Id of a user of the organization; null for none." })
+  Fields.id.annotations({ description: "Id of a user of the organization; null for none." })
 )
 
 /** Body of `POST /organizations/{organization_id}/companies/`. */

@@ -43,7 +43,7 @@ const articleFields = {
 
 /** Body of `POST …/portal/articles/`. */
 export const ArticleCreate = Schema.Struct({
-  collection: Fields.integer({ minimum: 1, description: "A collection of the same organization." }),
+  collection: Fields.id.annotations({ description: "A collection of the same organization." }),
   title: Fields.text({ maxLength: ARTICLE_LIMITS.title }),
   ...articleFields
 }).annotations({
@@ -56,7 +56,7 @@ export type ArticleCreate = typeof ArticleCreate.Type
 
 /** Body of `PATCH …/portal/articles/{id}/`. */
 export const ArticleUpdate = Schema.Struct({
-  collection: Fields.optional(Fields.integer({ minimum: 1, description: "A collection of the same organization." })),
+  collection: Fields.optional(Fields.id.annotations({ description: "A collection of the same organization." })),
   title: Fields.optional(Fields.text({ maxLength: ARTICLE_LIMITS.title })),
   ...articleFields
 }).annotations({ identifier: "ArticleUpdate", description: "Any writable field." })

@@ -151,7 +151,7 @@ export const nullableId = Schema.transformOrFail(Schema.Unknown, Schema.NullOr(S
   decode: (input, options) =>
     input === null || (typeof input === "string" && input.trim() === "")
       ? ParseResult.succeed(null)
-      : ParseResult.decodeUnknown(Fields.integer({ minimum: 1 }))(input, options),
+      : ParseResult.decodeUnknown(Fields.id)(input, options),
   encode: ParseResult.succeed
 }).annotations({ jsonSchema: { anyOf: [{ type: "integer", minimum: 1 }, { type: "null" }] } })
 
