@@ -22,6 +22,7 @@ import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
 import { createHttpServer } from "./Http/ParserErrors.js"
 import { baseUrlPolicy } from "./Http/PublicBaseUrl.js"
+import { QueryTextChecked } from "./Http/Query.js"
 import { RedactingTracerLive } from "./Http/Redaction.js"
 import { requestLogger } from "./Http/RequestLog.js"
 import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
@@ -119,6 +120,7 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(DecodeErrorsAsFieldErrors),
+    Layer.provide(QueryTextChecked),
     Layer.provide(ApiLive),
     Layer.provide(TicketServicesLive),
     Layer.provide(ServicesLive)
