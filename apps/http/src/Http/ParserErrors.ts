@@ -6,6 +6,8 @@ const answerOf = (code: string | undefined): readonly [number, string, string] =
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
       return [431, "Request Header Fields Too Large", "Request header fields too large."]
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return [413, "Payload Too Large", "Chunk extensions are too large."]
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return [408, "Request Timeout", "Request timeout."]
     default:
