@@ -234,6 +234,22 @@ layer(TestAppLive, { excludeTestServices: true })("text at the boundary", (it) =
         timezone: [NUL],
         weekly_hours: { mon: { opens_at: [SURROGATE] } }
       })
+      // JSON text inside a form field is checked as a JSON body is.
+      const criteria = yield* post(`${org.path}custom-preset-filters/`, {
+        token: org.ownerToken,
+        form: { name: "f", criteria: JSON.stringify({ tags_include: ["a\u0000"] }) }
+      })
+      assert.strictEqual(criteria.status, 400, criteria.text)
+      assert.deepStrictEqual(criteria.body, { criteria: { tags_include: [NUL] } })
+      const hours = yield* put(`${org.path}business-hours/`, {
+        token: org.ownerToken,
+        form: {
+          timezone: "UTC",
+          weekly_hours: JSON.stringify({ mon: { opens_at: "09:00\ud800", closes_at: "17:00" } })
+        }
+      })
+      assert.strictEqual(hours.status, 400, hours.text)
+      assert.deepStrictEqual(hours.body, { weekly_hours: { mon: { opens_at: [SURROGATE] } } })
     })
   )
 

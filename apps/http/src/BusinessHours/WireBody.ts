@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { NON_FIELD_ERRORS, ValidationError } from "../Http/Errors.js"
 import type { RawBody } from "../Http/RequestBody.js"
 import { ownValue, untrustedRecord } from "../Http/UntrustedKeys.js"
+import { jsonTextIssues, textIssuesError } from "../Http/UntrustedText.js"
 
 /**
  * Business-hours bodies as one JSON-like object, whatever their media type. The kernel's field decoding handles
@@ -57,8 +58,9 @@ const weeklyHoursOfForm = (fields: Record<string, string>): Effect.Effect<unknow
   }
   const text = ownValue(fields, "weekly_hours")
   if (text !== undefined) {
+    let parsed: unknown
     try {
-      return Effect.succeed(JSON.parse(text) as unknown)
+      parsed = JSON.parse(text)
     } catch {
       return Effect.fail(
         ValidationError.field(
@@ -67,6 +69,11 @@ const weeklyHoursOfForm = (fields: Record<string, string>): Effect.Effect<unknow
         )
       )
     }
+    // The JSON text of a form field, checked as a JSON body is (no U+0000, no lone surrogates).
+    const refused = jsonTextIssues(parsed)
+    return refused.length > 0
+      ? Effect.fail(textIssuesError(refused.map(({ path, message }) => ({ path: ["weekly_hours", ...path], message }))))
+      : Effect.succeed(parsed)
   }
   return Effect.succeed(hasNested ? nested : undefined)
 }

@@ -7,6 +7,7 @@ import {
 } from "@helpdesk/domain"
 import { ParseResult, Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
+import { jsonTextIssues } from "../Http/UntrustedText.js"
 
 /**
  * The `criteria` of a custom preset filter, as the API accepts and shows it.
@@ -116,6 +117,13 @@ export const validateCriteria = (input: unknown): CriteriaResult => {
       value = value.trim() === "" ? {} : JSON.parse(value)
     } catch {
       return { ok: false, errors: { non_field_errors: ["Invalid JSON. Expected an object of criteria."] } }
+    }
+    // JSON text of a form field, checked as a JSON body is (no U+0000, no lone surrogates): the boundary saw a string.
+    const refused = jsonTextIssues(value)
+    if (refused.length > 0) {
+      const errors: Record<string, Array<string>> = Object.create(null)
+      for (const { path, message } of refused) errors[path[0] ?? "non_field_errors"] = [message]
+      return { ok: false, errors }
     }
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
