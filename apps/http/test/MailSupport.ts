@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { SMTPServer, type SMTPServerSession } from "smtp-server"
 import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
 import {
@@ -48,6 +48,8 @@ export interface SmtpBehaviour {
   readonly onRcptTo?: (address: string) => Verdict
   /** Per message, after its first chunk arrives: "drop" destroys the socket in the middle of `DATA`. */
   readonly onData?: (attempt: number) => Verdict
+  /** How long the server takes to answer a complete message (a slow relay); default at once. */
+  readonly answerAfter?: Duration.DurationInput
 }
 
 const smtpError = (verdict: { readonly code: number; readonly message: string }) =>
@@ -82,6 +84,11 @@ export const testSmtpServer = (behaviour: SmtpBehaviour = {}) =>
         })
         stream.on("end", () => {
           if (verdict === "drop") return
+          if (behaviour.answerAfter !== undefined)
+            return void setTimeout(answer, Duration.toMillis(behaviour.answerAfter))
+          answer()
+        })
+        const answer = () => {
           if (verdict !== "accept") return callback(smtpError(verdict))
           const raw = Buffer.concat(chunks).toString("utf8")
           received.push({
@@ -93,7 +100,7 @@ export const testSmtpServer = (behaviour: SmtpBehaviour = {}) =>
             ...parseMessage(raw)
           })
           callback()
-        })
+        }
       }
     })
     const port = yield* Effect.acquireRelease(

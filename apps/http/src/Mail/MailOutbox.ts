@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Clock, Config, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
+import { SURVEY_TOKEN_PATTERN } from "../Csat/CsatToken.js"
 import { DEFAULT_INBOX_EMAIL_DOMAIN } from "../Inboxes/EmailPrefix.js"
 import { DeliveryRecorder, type DeliveryTarget } from "./DeliveryRecorder.js"
 import { MailComposer } from "./MailComposer.js"
@@ -12,7 +13,11 @@ export interface MailOutboxOptions {
   readonly batchSize: number
   /** Mails in flight per process (`MAIL_CONCURRENCY`, default 4; also the SMTP pool size). */
   readonly concurrency: number
-  /** How long a claim lasts before another worker may take the row over (`MAIL_LEASE`, default 10 minutes). */
+  /**
+   * How long a claim lasts without renewal before another worker may take the row over (`MAIL_LEASE`, default
+   * 30 seconds). The claiming worker renews the leases it holds every third of it while it works on them, so
+   * this is how soon the rows of a crashed worker are taken over, not a limit on how long a send may take.
+   */
   readonly lease: Duration.Duration
   /** First retry delay after a transient failure (`MAIL_RETRY_BASE`, default 30 seconds); doubles per attempt. */
   readonly retryBase: Duration.Duration
@@ -32,7 +37,7 @@ export interface MailOutboxOptions {
 export const defaultMailOutboxOptions: MailOutboxOptions = {
   batchSize: 20,
   concurrency: 4,
-  lease: Duration.minutes(10),
+  lease: Duration.seconds(30),
   retryBase: Duration.seconds(30),
   retryCap: Duration.hours(1),
   maxAttempts: 10,
@@ -50,8 +55,10 @@ export const mailOutboxOptionsFromEnv: Config.Config<MailOutboxOptions> = Config
   pollInterval: Config.duration("MAIL_POLL_INTERVAL").pipe(Config.withDefault(defaultMailOutboxOptions.pollInterval))
 }).pipe(
   Config.validate({
-    message: "MAIL_BATCH_SIZE, MAIL_CONCURRENCY and MAIL_MAX_ATTEMPTS must be at least 1",
-    validation: (o) => o.batchSize >= 1 && o.concurrency >= 1 && o.maxAttempts >= 1
+    message:
+      "MAIL_BATCH_SIZE, MAIL_CONCURRENCY and MAIL_MAX_ATTEMPTS must be at least 1, MAIL_LEASE at least 3 seconds",
+    validation: (o) =>
+      o.batchSize >= 1 && o.concurrency >= 1 && o.maxAttempts >= 1 && Duration.toMillis(o.lease) >= 3000
   })
 )
 
@@ -180,11 +187,16 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
     /**
      * Commits what the transport did, before anything else: from here on the row is never sent again. The first
      * outcome stays (a worker that lost its lease and sent too reports the same fact). A brief database outage is
-     * retried, since the mail is out and a lost outcome means a resend after the lease.
+     * retried, since the mail is out and a lost outcome means a resend after the lease. A survey's link is the
+     * customer's credential and is never needed again, so its token leaves the payload in the same statement
+     * (docs/decisions/0805-secrets-in-logs-and-at-rest.md).
      */
     const saveOutcome = (row: ClaimedRow, outcome: "sent" | "failed", reason: string) =>
       sql<{ outcome: "sent" | "failed"; outcomeAt: Date; failureReason: string }>`
         UPDATE hd_outbox SET
+          payload = CASE WHEN kind = 'csat_survey'
+            THEN regexp_replace(payload::text, ${SURVEY_TOKEN_PATTERN}, '[redacted]', 'g')::jsonb
+            ELSE payload END,
           outcome = COALESCE(outcome, ${outcome}),
           outcome_at = COALESCE(outcome_at, now()),
           failure_reason = CASE WHEN outcome IS NULL THEN ${reason} ELSE failure_reason END
@@ -207,6 +219,20 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
         Effect.map((rows) => rows.length === 1),
         Effect.orDie
       )
+
+    /**
+     * The heartbeat of a batch: extends the lease of every row the batch still holds (finished rows have given
+     * their token up), so a send may take longer than the lease while the process lives, and a dead process's
+     * rows are free one lease after its last beat.
+     */
+    const renewBatch = (token: string, now: Date | null) =>
+      sql`
+        UPDATE hd_outbox SET next_attempt_at = COALESCE(${now}::timestamptz, now()) + ${leaseSeconds} * interval '1 second'
+        WHERE lease_token = ${token} AND status = 'sending'`.pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("Mail: renewing the leases of a batch failed", cause))
+      )
+    const heartbeat = (token: string, now: Date | null) =>
+      Effect.forever(Effect.delay(renewBatch(token, now), Duration.millis((leaseSeconds * 1000) / 3)))
 
     /** Puts the row back for another attempt (only while we hold its lease). */
     const retryLater = (row: ClaimedRow, now: Date | null, delay: Duration.Duration, error: string) =>
@@ -315,7 +341,11 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
       Effect.gen(function* () {
         const now = drainOptions.now ?? null
         const claimedAt = yield* Clock.currentTimeMillis
-        const rows = yield* claim(now, drainOptions.batch ?? options.batchSize, randomUUID())
+        const token = randomUUID()
+        const rows = yield* claim(now, drainOptions.batch ?? options.batchSize, token)
+        // Ends with the round (its scope): a worker that dies stops renewing, and its rows are free a lease later.
+        // Interruptible even when the round runs in an uninterruptible region, or closing the scope would hang.
+        if (rows.length > 0) yield* Effect.forkScoped(Effect.interruptible(heartbeat(token, now)))
         const tally: Record<string, number> = { sent: 0, failed: 0 }
         const results = yield* Effect.forEach(rows, (row) => processRow(row, now, claimedAt, tally), {
           concurrency: options.concurrency
@@ -331,6 +361,7 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
           lost: count("lost")
         } satisfies DrainResult
       }).pipe(
+        Effect.scoped,
         Effect.catchAllCause((cause) =>
           Effect.as(Effect.logError("Mail outbox round failed", cause), {
             claimed: 0,
