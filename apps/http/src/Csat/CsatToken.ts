@@ -5,7 +5,11 @@ import { createHash, randomBytes } from "node:crypto"
  * The link in the e-mail is the credential; only its SHA-256 is stored.
  */
 const PREFIX = "hd_csat_"
-const SHAPE = /^hd_csat_[A-Za-z0-9_-]{43}$/
+
+/** A survey token anywhere in a text, as a regular expression source (JavaScript and PostgreSQL alike). */
+export const SURVEY_TOKEN_PATTERN = "hd_csat_[A-Za-z0-9_-]{43}"
+
+const SHAPE = new RegExp(`^${SURVEY_TOKEN_PATTERN}$`)
 
 /** A new random survey token. */
 export const generateSurveyToken = (): string => `${PREFIX}${randomBytes(32).toString("base64url")}`

@@ -14,6 +14,7 @@ import attachments from "./0060_attachments.js"
 import mailDelivery from "./0070_mail_delivery.js"
 import timers from "./0071_timers.js"
 import csatSurveys from "./0072_csat_surveys.js"
+import redactSentSurveyLinks from "./0073_redact_sent_survey_links.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -33,5 +34,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0060_attachments": attachments,
   "0070_mail_delivery": mailDelivery,
   "0071_timers": timers,
-  "0072_csat_surveys": csatSurveys
+  "0072_csat_surveys": csatSurveys,
+  "0073_redact_sent_survey_links": redactSentSurveyLinks
 }
