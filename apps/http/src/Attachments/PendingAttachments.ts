@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Layer, Schema, type Stream } from "effect"
+import { Config, Duration, Effect, Layer, Redacted, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { absoluteUrl } from "../Http/Links.js"
 import { AttachmentClaimRefused, type ClaimedAttachment, type ClaimProblem, safeFileName } from "./Attachment.js"
@@ -73,7 +73,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
     // Replicas must sign alike: without a configured secret, the first process stores one in the database.
     const secret = yield* Effect.cached(
       configuredSecret._tag === "Some"
-        ? Effect.succeed(String(configuredSecret.value))
+        ? Effect.succeed(Redacted.value(configuredSecret.value))
         : Effect.gen(function* () {
             yield* sql`INSERT INTO hd_secrets (name, value) VALUES ('download_links', ${randomBytes(32).toString("base64url")})
                        ON CONFLICT (name) DO NOTHING`
