@@ -5,7 +5,15 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { ALLOWED_TAGS, htmlToText, IMAGE_SCHEMES, LINK_SCHEMES, sanitizeHtml } from "../src/Http/Html.js"
+import {
+  ALLOWED_TAGS,
+  htmlToText,
+  IMAGE_SCHEMES,
+  LINK_SCHEMES,
+  MAX_HTML_DEPTH,
+  nestingDepth,
+  sanitizeHtml
+} from "../src/Http/Html.js"
 import { emlFileName, emlTransport, MailTransport } from "../src/Mail/MailTransport.js"
 import { outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
 import { TestAppLive } from "./support/TestApp.js"
@@ -166,6 +174,25 @@ describe("sanitizeHtml", () => {
   })
 })
 
+describe("nesting depth", () => {
+  it("is estimated in one pass: void elements and self-closing siblings do not nest, a close closes what it holds", () => {
+    assert.strictEqual(nestingDepth("<p>a<p>b<ul><li>x<li>y</ul>"), 1)
+    assert.strictEqual(nestingDepth("<div><span><b>x</b></span></div><div>y</div>"), 3)
+    assert.strictEqual(nestingDepth("<div><span><b>x</div><div>y</div>"), 3)
+    assert.strictEqual(nestingDepth("</b></b><i><img><br>x"), 1)
+    assert.strictEqual(nestingDepth("<b>".repeat(MAX_HTML_DEPTH + 1)), MAX_HTML_DEPTH + 1)
+  })
+
+  it("deep HTML costs neither time nor the stack: its text, with what lies too deep left out as …", () => {
+    const deep = `${"<b>".repeat(160_000)}x<script>alert(1)</script>`
+    const started = Date.now()
+    assert.strictEqual(sanitizeHtml(deep), "...")
+    assert.strictEqual(htmlToText(deep), "...")
+    assert.strictEqual(htmlToText(`<p>kept</p>${deep}`), "kept\n\n...")
+    assert.isBelow(Date.now() - started, 5_000)
+  })
+})
+
 describe("htmlToText", () => {
   it("decodes entities", () => {
     assert.strictEqual(htmlToText("caf&eacute;"), "café")
@@ -316,6 +343,29 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
       const empty = yield* postMessage(org, t.id, { content_html: "<script>alert(1)</script>" })
       assert.strictEqual(empty.status, 400, empty.text)
       assert.property(empty.body, "content")
+    })
+  )
+
+  it.effect("HTML nesting deeper than the limit is a 400 on its field, before any work", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const deep = `${"<div>".repeat(MAX_HTML_DEPTH + 1)}x`
+      const refused = yield* createTicket(org, {
+        subject: "Deep",
+        description_html: deep,
+        customer_email: "jane@example.com"
+      })
+      assert.strictEqual(refused.status, 400, refused.text)
+      assert.deepStrictEqual(refused.body, {
+        description_html: [`HTML nesting elements more than ${MAX_HTML_DEPTH} deep is not accepted.`]
+      })
+      const t = yield* ticket(org)
+      const message = yield* postMessage(org, t.id, { content: "x", content_html: deep })
+      assert.strictEqual(message.status, 400, message.text)
+      assert.deepStrictEqual(Object.keys(message.body), ["content_html"])
+      const fine = yield* postMessage(org, t.id, { content_html: `${"<div>".repeat(MAX_HTML_DEPTH)}fine` })
+      assert.strictEqual(fine.status, 201, fine.text)
+      assert.strictEqual(fine.body.content, "fine")
     })
   )
 })

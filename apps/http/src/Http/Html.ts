@@ -82,15 +82,64 @@ const SANITIZE_OPTIONS: sanitize.IOptions = {
         : false
 }
 
+/** How deep caller HTML may nest elements (e-mail with many quoted replies stays far below). */
+export const MAX_HTML_DEPTH = 256
+
+const VOID_TAGS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"])
+// Elements the parser closes when a sibling opens, so a run of them does not nest.
+const SELF_CLOSING_SIBLINGS = new Set(["p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "rp", "rt"])
+const TAG_START = /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)/g
+
+/**
+ * An upper estimate of how deep `html` nests elements, in one linear pass over its tag starts. The parsers' cost
+ * grows with the square of the depth (and html-to-text recurses per level), so deeper input is refused first.
+ */
+export const nestingDepth = (html: string): number => {
+  const stack: Array<string> = []
+  const open = new Map<string, number>()
+  let deepest = 0
+  for (const [, closing, rawName] of html.matchAll(TAG_START)) {
+    const name = rawName!.toLowerCase()
+    if (VOID_TAGS.has(name) || SELF_CLOSING_SIBLINGS.has(name)) continue
+    if (closing === "") {
+      stack.push(name)
+      open.set(name, (open.get(name) ?? 0) + 1)
+      deepest = Math.max(deepest, stack.length)
+    } else if ((open.get(name) ?? 0) > 0) {
+      // A closing tag closes everything opened after its element; one for no open element is ignored.
+      let popped: string | undefined
+      do {
+        popped = stack.pop()!
+        open.set(popped, open.get(popped)! - 1)
+      } while (popped !== name)
+    }
+  }
+  return deepest
+}
+
+/** The refusal of HTML nesting deeper than {@link MAX_HTML_DEPTH}. */
+export const HTML_TOO_DEEP = `HTML nesting elements more than ${MAX_HTML_DEPTH} deep is not accepted.`
+
+/** Whether `html` nests deeper than {@link MAX_HTML_DEPTH}: callers refuse it before sanitising. */
+export const htmlTooDeep = (html: string): boolean => nestingDepth(html) > MAX_HTML_DEPTH
+
 /**
  * Caller-supplied HTML reduced to the allow-list: safe to store, return and e-mail. Idempotent, so HTML that was
- * sanitised when written can be sanitised again on its way out.
+ * sanitised when written can be sanitised again on its way out. HTML nesting deeper than {@link MAX_HTML_DEPTH}
+ * (which writes refuse) becomes its escaped text.
  */
-export const sanitizeHtml = (html: string): string => (html === "" ? "" : sanitize(html, SANITIZE_OPTIONS))
+export const sanitizeHtml = (html: string): string =>
+  html === ""
+    ? ""
+    : htmlTooDeep(html)
+      ? escapeHtml(htmlToText(html)).replace(/\n/g, "<br />")
+      : sanitize(html, SANITIZE_OPTIONS)
 
 const toText = compile({
   // Stored as the plain `content`/`description` and sent as the text part: lines are not wrapped.
   wordwrap: false,
+  // Deeper text is left out rather than overflowing the stack (writes refuse such HTML before).
+  limits: { maxDepth: MAX_HTML_DEPTH * 2 },
   selectors: [
     { selector: "a", options: { hideLinkHrefIfSameAsText: true } },
     { selector: "img", format: "skip" },

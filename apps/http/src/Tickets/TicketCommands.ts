@@ -52,7 +52,7 @@ import { AutoReplies } from "../AutoReplies/AutoReplies.js"
 import { surveyDue, surveyEmail } from "../Csat/CsatEmail.js"
 import { CsatSurveys } from "../Csat/CsatSurveys.js"
 import { retryOnConflict } from "../EventStore/HandleCommand.js"
-import { htmlToText, sanitizeHtml } from "../Http/Html.js"
+import { HTML_TOO_DEEP, htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
 import { TicketDirectory } from "./TicketDirectory.js"
 import { TicketInputRefused, TicketNotInOrganization, TicketWriteConflict } from "./TicketErrors.js"
@@ -364,6 +364,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     /** Creates a ticket (see {@link CreateTicketInput}); returns its state. */
     const create = (input: CreateTicketInput) =>
       Effect.gen(function* () {
+        if (htmlTooDeep(input.descriptionHtml)) return yield* TicketInputRefused.of("description_html", HTML_TOO_DEEP)
         // Stored, returned and mailed: only the sanitised HTML (outside the transaction: it may take a while). An
         // audio ticket keeps the caller's for the domain to refuse: it takes no HTML at all.
         const descriptionHtml = input.kind === "audio" ? input.descriptionHtml : sanitizeHtml(input.descriptionHtml)
@@ -562,7 +563,11 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
             (merged) => attempt(merged.mergedInto.id, hops + 1)
           )
         )
-      return attempt(input.ticketId, 0).pipe(Effect.withSpan("TicketCommands.addMessage"))
+      return Effect.suspend(() =>
+        htmlTooDeep(input.contentHtml)
+          ? Effect.fail(TicketInputRefused.of("content_html", HTML_TOO_DEEP))
+          : attempt(input.ticketId, 0)
+      ).pipe(Effect.withSpan("TicketCommands.addMessage"))
     }
 
     /** Applies a partial update (status, classification, priority, waiting_on, assignee, tags, spam) atomically. */
