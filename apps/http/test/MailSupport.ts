@@ -89,7 +89,7 @@ export const testSmtpServer = (behaviour: SmtpBehaviour = {}) =>
           answer()
         })
         const answer = () => {
-          if (verdict !== "accept") return callback(smtpError(verdict))
+          if (typeof verdict === "object") return callback(smtpError(verdict))
           const raw = Buffer.concat(chunks).toString("utf8")
           received.push({
             envelope: {
