@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpServerRequest } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
 import { formPairIssues, formPairs, type TextIssue, textIssuesError } from "./UntrustedText.js"
 
@@ -36,9 +36,11 @@ export const queryTextIssues = (url: string): ReadonlyArray<TextIssue> => {
  * Refuses, for every endpoint of the API, a query string whose text could not be stored or compared (see
  * {@link queryTextIssues}): `400 {"search":["Null characters are not allowed."]}`.
  */
-export const QueryTextChecked = HttpApiBuilder.middleware((app) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const issues = queryTextIssues(request.url)
-    return issues.length === 0 ? app : Effect.fail(textIssuesError(issues))
-  })
+export const QueryTextChecked = HttpApiBuilder.middleware(
+  (app) =>
+    // The failure is one of the API's registered errors, so the API encodes it (as for `DecodeErrorsAsFieldErrors`).
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const issues = queryTextIssues(request.url)
+      return issues.length === 0 ? app : Effect.fail(textIssuesError(issues))
+    }) as HttpApp.Default<never>
 )
