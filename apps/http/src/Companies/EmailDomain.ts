@@ -32,7 +32,7 @@ export const emailDomain = Fields.make(
   (input) => {
     const value = typeof input === "string" ? normalizeDomain(input) : undefined
     return value === undefined
-      ? { ok: false, message: `"${String(input)}" is not a valid domain name (e.g. example.com).` }
+      ? { ok: false, message: `"${Fields.shown(input)}" is not a valid domain name (e.g. example.com).` }
       : { ok: true, value }
   }
 )

@@ -236,12 +236,25 @@ export const parseId = (
  */
 export const id = make(Schema.Int, { type: "integer", minimum: 1, maximum: MAX_ID }, parseId)
 
+/**
+ * A client's value as a message quotes it, as `String` shows it, for any JSON or form value: `String` itself
+ * throws on `{"toString": 1}` (and on prototype-less objects) and overflows the stack on a 10,000-deep list.
+ */
+export const shown = (input: unknown, depth = 0): string =>
+  Array.isArray(input)
+    ? depth >= 8
+      ? "…"
+      : input.map((item) => (item === null || item === undefined ? "" : shown(item, depth + 1))).join(",")
+    : input !== null && typeof input === "object"
+      ? "[object Object]"
+      : String(input)
+
 /** One of a fixed set of strings. */
 export const choice = <const Values extends ReadonlyArray<string>>(values: Values) =>
   make(Schema.Literal(...values), { type: "string", enum: [...values] }, (input) =>
     typeof input === "string" && (values as ReadonlyArray<string>).includes(input)
       ? ok(input as Values[number])
-      : fail(`"${String(input)}" is not a valid choice. Allowed: ${values.join(", ")}.`)
+      : fail(`"${shown(input)}" is not a valid choice. Allowed: ${values.join(", ")}.`)
   )
 
 const LANGUAGE_TAG = /^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{1,8})*$/
@@ -264,7 +277,7 @@ export const languageTag = make(
   (input) => {
     const canonical = typeof input === "string" ? canonicalLanguageTag(input.trim()) : undefined
     return canonical === undefined
-      ? fail(`"${String(input)}" is not a valid language code. Use a BCP 47 tag such as "en" or "pt-BR".`)
+      ? fail(`"${shown(input)}" is not a valid language code. Use a BCP 47 tag such as "en" or "pt-BR".`)
       : ok(canonical)
   }
 )
@@ -341,5 +354,5 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 /** A UUID in any case, returned lower-cased (the wire form of UUIDs). */
 export const uuid = make(Schema.String, { type: "string", format: "uuid" }, (input) => {
   const value = typeof input === "string" ? input.trim().toLowerCase() : undefined
-  return value !== undefined && UUID.test(value) ? ok(value) : fail(`"${String(input)}" is not a valid UUID.`)
+  return value !== undefined && UUID.test(value) ? ok(value) : fail(`"${shown(input)}" is not a valid UUID.`)
 })

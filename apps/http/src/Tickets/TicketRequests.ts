@@ -133,7 +133,7 @@ export const TicketUpdate = Schema.Struct({
         ? { ok: true, value: input.trim() as typeof Classification.Type }
         : {
             ok: false,
-            message: `"${String(input)}" is not a valid choice. Allowed: "" (pending), ${Classification.literals.filter((c) => c !== "").join(", ")}.`
+            message: `"${Fields.shown(input)}" is not a valid choice. Allowed: "" (pending), ${Classification.literals.filter((c) => c !== "").join(", ")}.`
           }
     )
   ),
