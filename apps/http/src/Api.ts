@@ -7,6 +7,7 @@ import { CustomersApi } from "./Customers/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import { HelpCenterApi } from "./HelpCenter/Api.js"
 import { Wire } from "./Http/Errors.js"
+import { API_LICENSE, API_VERSION, documentContract } from "./Http/OpenApiContract.js"
 import { InboxesApi } from "./Inboxes/Api.js"
 import { MailTrackingApi } from "./Mail/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
@@ -96,6 +97,7 @@ export class Api extends HttpApi.make("helpdesk")
   .addError(Wire.UnsupportedMediaType)
   .addError(Wire.InternalServerError)
   .annotate(OpenApi.Title, "Helpdesk API")
-  .annotate(OpenApi.Version, "1.0.0")
+  .annotate(OpenApi.Version, API_VERSION)
+  .annotate(OpenApi.License, API_LICENSE)
   .annotate(OpenApi.Description, conventions)
-  .annotate(OpenApi.Transform, completeSpec) {}
+  .annotate(OpenApi.Transform, (spec) => documentContract(completeSpec(spec))) {}

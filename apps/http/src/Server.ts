@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { Api } from "./Api.js"
@@ -20,6 +20,7 @@ import { HealthLive } from "./Health/Http.js"
 import { Articles } from "./HelpCenter/Articles.js"
 import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
+import { OpenApiDocsLive } from "./Http/OpenApiDocs.js"
 import { createHttpServer } from "./Http/ParserErrors.js"
 import { baseUrlPolicy } from "./Http/PublicBaseUrl.js"
 import { QueryTextChecked } from "./Http/Query.js"
@@ -117,8 +118,8 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
       })
     )
   ).pipe(
-    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    // `/openapi.json` and `/docs`, rendered and gzipped once (decision 0405).
+    Layer.provide(OpenApiDocsLive),
     Layer.provide(DecodeErrorsAsFieldErrors),
     Layer.provide(QueryTextChecked),
     Layer.provide(ApiLive),

@@ -301,7 +301,12 @@ export const list = <A>(item: Schema.Schema<A, unknown>, options: { readonly max
     encode: ParseResult.succeed
   }).annotations({
     [ListFieldId]: true,
-    jsonSchema: { type: "array", ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {}) }
+    // The item's own schema, so `/openapi.json` documents what each element must be.
+    jsonSchema: {
+      type: "array",
+      items: jsonSchemaOf(item),
+      ...(options.maxItems !== undefined ? { maxItems: options.maxItems } : {})
+    }
   })
 
 /**
