@@ -140,6 +140,24 @@ layer(appWith({ PUBLIC_BASE_URL: "", TRUST_PROXY: "false" }), { excludeTestServi
       })
     )
 
+    it.effect("two Host headers refuse the request with 400 JSON before anything is written (RFC 9112)", () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        for (const create of creates(org)) {
+          const before = yield* count(org, create.path)
+          const response = yield* raw("POST", create.path, {
+            host: "127.0.0.1",
+            token: org.ownerToken,
+            json: create.json(),
+            headers: { Host: "evil.example" }
+          })
+          assert.strictEqual(response.status, 400, `${create.name}: ${response.body}`)
+          assert.deepStrictEqual(response.json, { detail: "Invalid Host header." })
+          assert.strictEqual(yield* count(org, create.path), before, `${create.name}: nothing committed`)
+        }
+      })
+    )
+
     it.effect("GET ticket (answered before routing) with a malformed Host: 400 JSON, not an empty 500", () =>
       Effect.gen(function* () {
         const org = yield* organization

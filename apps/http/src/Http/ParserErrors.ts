@@ -39,5 +39,10 @@ export const answerClientError = (error: Error & { readonly code?: string }, soc
   )
 }
 
-/** The service's `http.Server`: Node's own, answering what its parser refuses with {@link answerClientError}. */
-export const createHttpServer = (): Server => createServer().on("clientError", answerClientError)
+/**
+ * The service's `http.Server`: Node's own, answering what its parser refuses with {@link answerClientError}.
+ * Repeated headers are joined rather than all but the first dropped, so two `Host` headers make one invalid
+ * value (a 400, as RFC 9112 asks) instead of the first one silently winning.
+ */
+export const createHttpServer = (): Server =>
+  createServer({ joinDuplicateHeaders: true }).on("clientError", answerClientError)
