@@ -100,6 +100,15 @@ describe("the OpenAPI document", () => {
     for (const { operation } of operations(spec)) for (const name of operation.tags) assert.isTrue(listed.has(name))
   })
 
+  it("keeps no component schema that nothing refers to", () => {
+    const text = JSON.stringify({ ...spec, components: { ...spec.components, schemas: {} } })
+    const nested = JSON.stringify(spec.components.schemas)
+    for (const name of Object.keys(spec.components.schemas)) {
+      const ref = `"#/components/schemas/${name}"`
+      assert.isTrue(text.includes(ref) || nested.includes(ref), name)
+    }
+  })
+
   it("names the served address: PUBLIC_BASE_URL when set, else the relative /", () => {
     assert.deepStrictEqual(
       OpenApi.fromApi(servedApi(Api, Option.none())).servers?.map((server) => server.url),

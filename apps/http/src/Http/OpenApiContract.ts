@@ -75,6 +75,24 @@ export const documentContract = (spec: Record<string, any>): Record<string, any>
     const description = TAG_DESCRIPTIONS[tag.name]
     if (description !== undefined && tag.description === undefined) tag.description = description
   }
+  dropUnusedSchemas(spec)
   return spec
 }
+
+// Component schemas nothing refers to any more (what the platform's decode error used, once that is removed).
+const dropUnusedSchemas = (spec: Record<string, any>) => {
+  const schemas: Record<string, unknown> | undefined = spec.components?.schemas
+  if (schemas === undefined) return
+  const refsIn = (node: unknown) =>
+    [...JSON.stringify(node).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((match) => match[1]!)
+  const pending = refsIn({ ...spec, components: { ...spec.components, schemas: {} } })
+  const used = new Set<string>()
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (used.has(name)) continue
+    used.add(name)
+    pending.push(...refsIn(schemas[name] ?? {}))
+  }
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name]
+}
+
 // biome-ignore-end lint/suspicious/noExplicitAny: the generated spec is untyped JSON
