@@ -20,6 +20,7 @@ import { HealthLive } from "./Health/Http.js"
 import { Articles } from "./HelpCenter/Articles.js"
 import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
+import { cors, corsOrigins } from "./Http/Cors.js"
 import { OpenApiDocsLive } from "./Http/OpenApiDocs.js"
 import { createHttpServer } from "./Http/ParserErrors.js"
 import { baseUrlPolicy } from "./Http/PublicBaseUrl.js"
@@ -103,7 +104,8 @@ const allowedMethods = routeMethods(apiRoutes)
 /**
  * The HTTP application on whichever `HttpServer` is provided: routes, `/openapi.json`, `/docs`, the wire
  * conventions. Needs the `SqlClient` (with migrations run) and an `HttpServer`; reads `PUBLIC_BASE_URL` and
- * `TRUST_PROXY` (how each request's base URL is decided, docs/decisions/0803-base-url-decided-once.md).
+ * `TRUST_PROXY` (how each request's base URL is decided, docs/decisions/0803-base-url-decided-once.md) and
+ * `CORS_ORIGINS` (docs/decisions/0406-cors.md).
  *
  * Tracing is off unless `tracing: true` (docs/decisions/0780-tracing-off-without-exporter.md): the service ships
  * no span exporter, and spans nobody receives cost every request (the HTTP span alone parses the URL and copies
@@ -111,9 +113,10 @@ const allowedMethods = routeMethods(apiRoutes)
  */
 export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly tracing?: boolean } = {}) => {
   const app = Layer.unwrapEffect(
-    Effect.zipWith(ticketReadBeforeRouting, baseUrlPolicy, (ticketRead, baseUrl) =>
+    Effect.map(Effect.all([ticketReadBeforeRouting, baseUrlPolicy, corsOrigins]), ([ticketRead, baseUrl, origins]) =>
       HttpApiBuilder.serve((app) => {
-        const served = wireConventions({ allowedMethods, baseUrl })(ticketRead(app))
+        // CORS outermost: a preflight is answered before the path and method rules (decision 0406).
+        const served = cors(origins)(wireConventions({ allowedMethods, baseUrl })(ticketRead(app)))
         return options.logRequests ? requestLogger(served) : served
       })
     )
