@@ -4,7 +4,7 @@ import { Tokens } from "../src/Auth/Tokens.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { del, get, patch, post, put, request, TestAppLive } from "./support/TestApp.js"
 
-// The wire conventions every endpoint shares, seen from outside over HTTP (docs: wire-conventions.md).
+// The wire conventions every endpoint shares, seen from outside over HTTP (docs/api-conventions.md).
 layer(TestAppLive, { excludeTestServices: true })("wire conventions", (it) => {
   it.effect("GET and HEAD without the trailing slash are redirected (301) to the slashed path, query kept", () =>
     Effect.gen(function* () {

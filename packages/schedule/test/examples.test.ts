@@ -4,8 +4,8 @@ import { compileSchedule, isOpenAt, nextOpenAfter, type ScheduleInput } from "@h
 const at = (iso: string) => new Date(iso)
 const iso = (date: Date | null) => (date === null ? null : date.toISOString())
 
-/** Every row of the examples table in schedule-semantics.md. */
-describe("examples from the semantics document", () => {
+/** Worked examples of the rules in the package README ("Semantics in brief"), one case each. */
+describe("worked examples of the semantics", () => {
   it("New York, Sun 02:30–05:00: before the DST gap the day opens when 02:30 has moved to 03:30 EDT", () => {
     const schedule = compileSchedule({
       timeZone: "America/New_York",

@@ -3,7 +3,7 @@ import { Data, Schema } from "effect"
 import { ownValue, setOwn, untrustedRecord } from "./UntrustedKeys.js"
 
 /**
- * The HTTP errors of the service, in the shapes of `wire-conventions.md` (Django REST Framework style).
+ * The HTTP errors of the service, in the wire shapes of docs/api-conventions.md (Django REST Framework style).
  *
  * Each error is a yieldable `Data.TaggedError` (so handlers can `yield* new NotFound()`), paired with a wire
  * schema that encodes it to exactly `{"detail": ...}` (or the field-error object) with its status. The wire
