@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { NotFound, PermissionDenied } from "../Http/Errors.js"
+import { AuthCache } from "./AuthCache.js"
 import { CurrentCaller, type Role } from "./CurrentCaller.js"
 import { type Action, allows, deniedDetail } from "./Permissions.js"
 
@@ -17,11 +18,14 @@ export interface OrganizationScope {
 /**
  * Resolves `{organization_id}` for the current caller and checks the action against the roles table
  * (`Permissions.ts`). An organization the caller does not belong to is `404 {"detail":"Not found."}` (its
- * existence is not revealed); a role the table does not allow is `403`.
+ * existence is not revealed); a role the table does not allow is `403`. Memberships found are kept in the
+ * {@link AuthCache} (decision 0658).
  */
 export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@helpdesk/http/OrganizationAccess", {
+  dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const cache = yield* AuthCache
 
     /** `action`, or a list of actions of which the role must be allowed at least one (finer checks follow). */
     const require = (
@@ -31,23 +35,31 @@ export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@h
       Effect.gen(function* () {
         if (!PUBLIC_ID_PATTERN.test(publicId)) return yield* new NotFound()
         const caller = yield* CurrentCaller
-        const rows =
-          caller._tag === "Person"
-            ? yield* sql<{ readonly id: string; readonly role: Role }>`
+        const found = yield* cache.membership(
+          caller,
+          publicId,
+          (caller._tag === "Person"
+            ? sql<{ readonly id: string; readonly role: Role }>`
                 SELECT o.id, m.role FROM organizations o
                 JOIN memberships m ON m.organization_id = o.id AND m.user_id = ${caller.userId}
                 WHERE o.public_id = ${publicId}`
-            : yield* sql<{ readonly id: string; readonly role: Role }>`
+            : sql<{ readonly id: string; readonly role: Role }>`
                 SELECT o.id, 'token' AS role FROM organizations o
                 WHERE o.public_id = ${publicId} AND o.id = ${caller.organizationId}`
-        const row = rows[0]
-        if (row === undefined) return yield* new NotFound()
+          ).pipe(
+            Effect.map((rows) =>
+              Option.map(Option.fromNullable(rows[0]), (row) => ({ organizationId: Number(row.id), role: row.role }))
+            )
+          )
+        )
+        if (Option.isNone(found)) return yield* new NotFound()
+        const { organizationId, role } = found.value
         const actions: ReadonlyArray<Action> = typeof action === "string" ? [action] : action
-        if (!actions.some((one) => allows(one, row.role))) {
+        if (!actions.some((one) => allows(one, role))) {
           const detail = actions.length === 1 ? deniedDetail(actions[0]!) : undefined
           return yield* new PermissionDenied(detail === undefined ? {} : { detail })
         }
-        return { organizationId: Number(row.id), publicId, role: row.role }
+        return { organizationId, publicId, role }
       }).pipe(
         Effect.catchTag("SqlError", Effect.die),
         Effect.withSpan("OrganizationAccess.require", { captureStackTrace: false })

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { AuthCache } from "./AuthCache.js"
 import type { Caller } from "./CurrentCaller.js"
 import * as TokenSecret from "./TokenSecret.js"
 
@@ -76,10 +77,15 @@ export const callerOfRow = (row: StoredTokenCheck | undefined, digest: Uint8Arra
   )
 }
 
-/** Issues, authenticates and revokes API tokens. */
+/**
+ * Issues, authenticates and revokes API tokens. Authenticated callers are kept in the {@link AuthCache}; a
+ * revocation reaches this process at once and every other within a second (decision 0658).
+ */
 export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
+  dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const cache = yield* AuthCache
 
     const insert = (kind: TokenSecret.TokenKind, owner: { userId?: number; organizationId?: number }, name: string) =>
       Effect.gen(function* () {
@@ -108,9 +114,14 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
       Effect.gen(function* () {
         if (!TokenSecret.isWellFormed(token)) return Option.none()
         const digest = TokenSecret.hash(token)
-        const rows = yield* sql<TokenRow>`SELECT * FROM api_tokens WHERE token_hash = ${digest}`
-        return callerOfRow(rows[0], digest)
-      }).pipe(Effect.orDie, Effect.withSpan("Tokens.authenticate", { captureStackTrace: false }))
+        return yield* cache.caller(
+          digest.toString("hex"),
+          sql<TokenRow>`SELECT * FROM api_tokens WHERE token_hash = ${digest}`.pipe(
+            Effect.map((rows) => callerOfRow(rows[0], digest)),
+            Effect.withSpan("Tokens.authenticate", { captureStackTrace: false })
+          )
+        )
+      }).pipe(Effect.orDie)
 
     /** Revokes a token given its plain value or its numeric id; revoking twice is harmless. */
     const revoke = (reference: string): Effect.Effect<TokenRecord, TokenNotFound> =>
@@ -128,6 +139,8 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
         const row = rows[0]
         if (row === undefined)
           return yield* new TokenNotFound({ reference: TokenSecret.isWellFormed(trimmed) ? "that token" : trimmed })
+        // Other processes hear it from the table's trigger once committed.
+        yield* cache.invalidate({ _tag: "Token", hashHex: Buffer.from(row.tokenHash).toString("hex") })
         return toRecord(row)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 

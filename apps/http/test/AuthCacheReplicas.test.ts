@@ -1,0 +1,166 @@
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { AuthCache } from "../src/Auth/AuthCache.js"
+import { Tokens } from "../src/Auth/Tokens.js"
+import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
+import { createHttpServer } from "../src/Http/ParserErrors.js"
+import { HttpAppLive, ServicesLive } from "../src/Server.js"
+import { Memberships } from "../src/Users/Memberships.js"
+import * as Fixtures from "./support/Fixtures.js"
+import { get, patch, TestApp, type TestResponse } from "./support/TestApp.js"
+import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
+
+/**
+ * Two servers (each its own pool, services and cache of callers, like two replicas) on one database: a change
+ * made through one reaches the other's cache within a second, through `LISTEN/NOTIFY` (decision 0658). Real
+ * PostgreSQL only: PGlite runs one session, so it hosts one server (whose own changes apply at once).
+ */
+
+const pool = (url: string, name: string) =>
+  PgPool.layer({
+    url: Redacted.make(url),
+    maxConnections: 4,
+    namedStatements: true,
+    ...clientOptions,
+    applicationName: name
+  })
+
+/** One server on its own port, with the services its requests use and its cache of callers. */
+const instance = (url: string, name: string) =>
+  Layer.fresh(
+    Layer.effect(
+      TestApp,
+      Effect.map(HttpServer.HttpServer, (server) => {
+        const address = server.address
+        if (address._tag !== "TcpAddress") throw new Error("expected a TCP server")
+        return { baseUrl: `http://127.0.0.1:${address.port}` }
+      })
+    ).pipe(
+      Layer.provideMerge(HttpAppLive()),
+      Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port: 0 })),
+      Layer.provideMerge(ServicesLive),
+      // The same layer value as the services' own dependency, so this build shares their one cache.
+      Layer.provideMerge(AuthCache.Default),
+      Layer.provideMerge(pool(url, name))
+    )
+  )
+
+type Instance = Layer.Layer.Success<ReturnType<typeof instance>>
+
+class Replicas extends Context.Tag("test/AuthReplicas")<
+  Replicas,
+  { readonly a: Context.Context<Instance>; readonly b: Context.Context<Instance> }
+>() {}
+
+const ReplicasLive = Layer.scoped(
+  Replicas,
+  Effect.gen(function* () {
+    const { url } = yield* freshDatabase
+    yield* Layer.build(Layer.fresh(MigrationsLive.pipe(Layer.provide(pool(url, "auth-migrations")))))
+    const a = yield* Layer.build(instance(url, "auth-replica-a"))
+    const b = yield* Layer.build(instance(url, "auth-replica-b"))
+    return { a, b }
+  })
+)
+
+const on =
+  (replica: "a" | "b") =>
+  <A, E>(effect: Effect.Effect<A, E, Instance>): Effect.Effect<A, E, Replicas> =>
+    Effect.flatMap(Replicas, (replicas) => Effect.provide(effect, replicas[replica]))
+
+/** Polls until `done` holds (at most 5 s), and returns how long that took. */
+const until = <A, E, R>(poll: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    for (;;) {
+      if (done(yield* poll)) return Date.now() - started
+      if (Date.now() - started > 5_000) return Number.POSITIVE_INFINITY
+      yield* Effect.sleep("20 millis")
+    }
+  })
+
+const status = Effect.flatMap(AuthCache, (cache) => cache.status)
+const answer = (expected: number) => (response: TestResponse) => response.status === expected
+
+/** Replica `b` answers `request` from its cache, and hears changes. */
+const cachedOnB = (request: Effect.Effect<TestResponse, never, TestApp>, expected: number) =>
+  Effect.gen(function* () {
+    assert.strictEqual((yield* on("b")(request)).status, expected)
+    assert.isBelow(yield* on("b")(until(status, (s) => s.listening)), 5_000)
+    // Listening began by forgetting everything: read again so that the answer is kept.
+    assert.strictEqual((yield* on("b")(request)).status, expected)
+    assert.isAbove((yield* on("b")(status)).callers, 0)
+  })
+
+describe.runIf(usesRealPostgres)("replicas' caches of callers", () => {
+  layer(ReplicasLive, { excludeTestServices: true, timeout: "60 seconds" })("two servers, one database", (it) => {
+    it.effect("a token revoked through one (as `helpdesk token revoke` does) is refused by the other within 1 s", () =>
+      Effect.gen(function* () {
+        const org = yield* on("a")(Fixtures.organization())
+        const read = get(org.path, { token: org.ownerToken })
+        assert.strictEqual((yield* on("a")(read)).status, 200)
+        yield* cachedOnB(read, 200)
+        yield* on("a")(Effect.flatMap(Tokens, (tokens) => tokens.revoke(org.ownerToken)))
+        const elapsed = yield* on("b")(until(read, answer(401)))
+        assert.isBelow(elapsed, 1_000)
+        assert.isTrue((yield* on("b")(status)).listening)
+      })
+    )
+
+    it.effect("a member made owner through one may change settings on the other within 1 s", () =>
+      Effect.gen(function* () {
+        const org = yield* on("a")(Fixtures.organization())
+        const member = yield* on("a")(Fixtures.member(org, "member"))
+        const rename = patch(org.path, { token: member.token, json: { name: "Renamed" } })
+        yield* cachedOnB(rename, 403)
+        yield* on("a")(Effect.flatMap(Memberships, (m) => m.put(org.organization.id, member.userId, "owner")))
+        assert.isBelow(yield* on("b")(until(rename, answer(200))), 1_000)
+      })
+    )
+
+    it.effect("a member removed from the organization (by SQL) is refused by both within 1 s", () =>
+      Effect.gen(function* () {
+        const org = yield* on("a")(Fixtures.organization())
+        const member = yield* on("a")(Fixtures.member(org, "member"))
+        const read = get(org.path, { token: member.token })
+        assert.strictEqual((yield* on("a")(read)).status, 200)
+        yield* cachedOnB(read, 200)
+        yield* on("a")(
+          Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) =>
+              sql`DELETE FROM memberships WHERE organization_id = ${org.organization.id} AND user_id = ${member.userId}`
+          )
+        )
+        assert.isBelow(yield* on("b")(until(read, answer(404))), 1_000)
+        assert.isBelow(yield* on("a")(until(read, answer(404))), 1_000)
+      })
+    )
+
+    it.effect("a replica that loses its listening connection forgets everything, listens again, and hears", () =>
+      Effect.gen(function* () {
+        const org = yield* on("a")(Fixtures.organization())
+        const read = get(org.path, { token: org.ownerToken })
+        yield* cachedOnB(read, 200)
+        const terminated = yield* on("a")(
+          Effect.flatMap(
+            SqlClient.SqlClient,
+            (sql) => sql`
+              SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+              WHERE application_name = 'auth-replica-b auth listener' AND datname = current_database()`
+          )
+        )
+        assert.strictEqual(terminated.length, 1)
+        assert.isBelow(yield* on("b")(until(status, (s) => !s.listening && s.callers === 0)), 1_000)
+        assert.isBelow(yield* on("b")(until(status, (s) => s.listening)), 5_000)
+        yield* cachedOnB(read, 200)
+        yield* on("a")(Effect.flatMap(Tokens, (tokens) => tokens.revoke(org.ownerToken)))
+        assert.isBelow(yield* on("b")(until(read, answer(401))), 1_000)
+      })
+    )
+  })
+})
