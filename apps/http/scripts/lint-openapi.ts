@@ -23,6 +23,7 @@ try {
     // No telemetry or update check: a lint run must not depend on the network.
     env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" }
   })
+  if (result.error) console.error(`redocly could not run (use \`npm run lint:openapi\`): ${result.error.message}`)
   status = result.status ?? 1
 } finally {
   rmSync(dir, { recursive: true, force: true })
