@@ -3,20 +3,33 @@ import type { RecordedEvent } from "@helpdesk/domain"
 import { Context, type Effect, Layer } from "effect"
 
 /**
+ * What the writer of an append already knows: for some of its streams, the stream folded up to the version the
+ * append expected (in the form the stream's projection defines, e.g. `TicketFold`), so a projection can evolve it
+ * with only the new events instead of reading the stream (docs/decisions/0305-one-command-pipeline.md).
+ */
+export interface AppendContext {
+  readonly folds: ReadonlyMap<string, unknown>
+}
+
+/**
  * A read model kept up to date inside the append transaction: after the events of an append are stored,
  * `apply` receives them (every stream of the append, in stream order) and writes its rows with the same
  * SQL client, so a read after a write sees it and a failed projection rolls the append back.
  *
  * `apply` must be idempotent and tolerate events it has already seen or a stream whose earlier events it has
  * not seen (after a reset, during a rebuild): the usual way is to keep the last applied stream position on
- * each row, skip events at or below it, and fold the stream from its start when the row is behind.
+ * each row, skip events at or below it, and fold the stream from its start when the row is behind — unless the
+ * writer handed over the stream's fold in the {@link AppendContext}.
  */
 export interface InlineProjection {
   /** A stable name (used for the rebuild lock and in logs). */
   readonly name: string
   /** The event types it reads; others are not passed to it. Omitted: every event. */
   readonly eventTypes?: ReadonlyArray<string>
-  readonly apply: (events: ReadonlyArray<RecordedEvent>) => Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+  readonly apply: (
+    events: ReadonlyArray<RecordedEvent>,
+    context?: AppendContext
+  ) => Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
   /** Removes every row it maintains, before a rebuild replays the log into it. */
   readonly reset: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
   /**

@@ -12,7 +12,7 @@ import {
 } from "@helpdesk/domain"
 import { Effect, Layer, Option } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
-import { eventsFor, InlineProjections } from "./InlineProjection.js"
+import { type AppendContext, eventsFor, InlineProjections } from "./InlineProjection.js"
 
 /** What `hd_append_to_stream` answers for one stream. */
 interface AppendRow {
@@ -122,7 +122,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
         )`.pipe(Effect.map((rows) => rows[0]!))
     }
 
-    const appendInOrder = (appends: ReadonlyArray<StreamAppend>) =>
+    const appendInOrder = (appends: ReadonlyArray<StreamAppend>, context: AppendContext | undefined) =>
       Effect.gen(function* () {
         // Stable sort: parts of the same stream keep their order; rows are locked in one global order.
         const order = appends.map((_, i) => i).sort((a, b) => compareIds(appends[a]!.streamId, appends[b]!.streamId))
@@ -165,13 +165,16 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
         }
         for (const projection of projections) {
           const events = eventsFor(projection, recorded)
-          if (events.length > 0) yield* projection.apply(events).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+          if (events.length > 0)
+            yield* projection.apply(events, context).pipe(Effect.provideService(SqlClient.SqlClient, sql))
         }
         return results as ReadonlyArray<AppendResult>
       })
 
+    /** Appends atomically (see the class); `context` hands the inline projections what the writer folded. */
     const append = (
-      appends: ReadonlyArray<StreamAppend>
+      appends: ReadonlyArray<StreamAppend>,
+      context?: AppendContext
     ): Effect.Effect<ReadonlyArray<AppendResult>, StreamVersionConflict | StreamClosed> => {
       if (appends.length === 0) return Effect.succeed([])
       const repeated = repeatedEventId(appends)
@@ -179,8 +182,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
       // One statement is atomic on its own; anything more needs the transaction.
       const atomic =
         appends.length === 1 && projections.length === 0
-          ? appendInOrder(appends)
-          : sql.withTransaction(appendInOrder(appends))
+          ? appendInOrder(appends, context)
+          : sql.withTransaction(appendInOrder(appends, context))
       return atomic.pipe(
         Effect.catchTag("SqlError", (error) =>
           isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)
@@ -228,6 +231,10 @@ export const PostgresEventStoreLive: Layer.Layer<EventStore | PostgresEventStore
   Layer.effect(
     EventStore,
     Effect.map(PostgresEventStore, (store) =>
-      EventStore.of({ append: store.append, readStream: store.readStream, readAll: store.readAll })
+      EventStore.of({
+        append: (appends) => store.append(appends),
+        readStream: store.readStream,
+        readAll: store.readAll
+      })
     )
   ).pipe(Layer.provideMerge(PostgresEventStore.Default))

@@ -7,6 +7,7 @@ import {
   type MessageView,
   messageView,
   type RecordedEvent,
+  TICKET_STATE_VERSION,
   type TicketEvent,
   type TicketState,
   type TicketView,
@@ -16,7 +17,8 @@ import {
 import { DateTime, Effect, Either } from "effect"
 import { waitingOnCustomerSince, waitingSinceAfter } from "../Timers/WaitingSince.js"
 import { eventValueColumns, valuesToRecordedEvent } from "./EventRows.js"
-import { type InlineProjection, InlineProjections, type Replayer } from "./InlineProjection.js"
+import { type AppendContext, type InlineProjection, InlineProjections, type Replayer } from "./InlineProjection.js"
+import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "./TicketSnapshot.js"
 
 /**
  * A value as JSON for a `view` column: instants become ISO-8601 strings, everything else keeps its shape.
@@ -56,11 +58,19 @@ interface MessageRow {
   readonly view: MessageView
 }
 
-/** A stream folded to its read-model rows, and which message rows to delete. */
+/** A stream's snapshot row: its state at `version`, encoded. */
+interface SnapshotRow {
+  readonly streamId: string
+  readonly version: number
+  readonly state: string
+}
+
+/** A stream folded to its read-model rows, which message rows to delete, and its snapshot when one is due. */
 interface FoldedStream {
   readonly ticket: TicketRow
   readonly messages: ReadonlyArray<MessageRow>
   readonly removedMessageIds: ReadonlyArray<number>
+  readonly snapshot: SnapshotRow | null
 }
 
 /**
@@ -74,6 +84,8 @@ interface StreamFold {
   messages: ReadonlyArray<MessageState>
   waitingSince: DateTime.Utc | null
   version: number
+  /** The version of the stream's snapshot row as this fold knows it (0: none); rows of the fold advance it. */
+  snapshotVersion: number
   readonly changedAt: Map<number, number>
 }
 
@@ -82,28 +94,45 @@ const newFold = (): StreamFold => ({
   messages: [],
   waitingSince: null,
   version: 0,
+  snapshotVersion: 0,
   changedAt: new Map()
 })
 
 /** Folds the stream's next events (positions `fold.version + 1`, … without a hole) into `fold`. */
-const foldInto = (fold: StreamFold, recorded: ReadonlyArray<RecordedEvent>): void => {
-  const events = decodeAll(recorded)
+const foldInto = (fold: StreamFold, recorded: ReadonlyArray<RecordedEvent>): void =>
+  foldDecoded(fold, decodeAll(recorded))
+
+/** Folds decoded events, the stream's next ones (positions `fold.version + 1`, …), into `fold`. */
+const foldDecoded = (fold: StreamFold, events: ReadonlyArray<TicketEvent>): void => {
   let { state, messages, waitingSince } = fold
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!
     state = evolve(state, event)
     waitingSince = waitingSinceAfter(waitingSince, event)
     if (state._tag !== "Ticket" || state.messages === messages) continue
-    const before = new Map(messages.map((m) => [m.id, m]))
+    // Messages an event did not change are the same objects (evolve's contract): only the changed ones differ.
+    const before = new Map<number, MessageState>()
+    for (const m of messages) before.set(m.id, m)
     for (const message of state.messages) {
-      if (before.get(message.id) !== message) fold.changedAt.set(message.id, recorded[i]!.streamPosition)
+      if (before.get(message.id) !== message) fold.changedAt.set(message.id, fold.version + i + 1)
     }
     messages = state.messages
   }
   fold.state = state
   fold.messages = messages
   fold.waitingSince = waitingSince
-  fold.version = recorded[recorded.length - 1]!.streamPosition
+  fold.version += events.length
+}
+
+/** The fold a writer handed over for `streamId`, when it continues exactly where `events` (its new ones) start. */
+const handedFold = (
+  context: AppendContext | undefined,
+  streamId: string,
+  events: ReadonlyArray<RecordedEvent>
+): TicketFold | undefined => {
+  const fold = context?.folds.get(streamId) as TicketFold | undefined
+  if (fold === undefined) return undefined
+  return events.every((event, i) => event.streamPosition === fold.version + i + 1) ? fold : undefined
 }
 
 /**
@@ -116,7 +145,12 @@ const rowsOf = (streamId: string, fold: StreamFold, previousVersion: number): Fo
   const ticket = fold.state
   const { changedAt } = fold
   const current = new Set(ticket.messages.map((m) => m.id))
+  const snapshotVersion = snapshotVersionAfter(fold.snapshotVersion, fold.version)
+  const snapshot =
+    snapshotVersion === fold.snapshotVersion ? null : { streamId, version: fold.version, state: encodeSnapshot(fold) }
+  fold.snapshotVersion = snapshotVersion
   return {
+    snapshot,
     ticket: {
       ticketId: ticket.id,
       streamId,
@@ -139,6 +173,7 @@ const foldStream = (
 ): FoldedStream | null => {
   const fold = newFold()
   foldInto(fold, recorded)
+  // Folded from the start: a snapshot is written when the stream is long enough to need one.
   return rowsOf(streamId, fold, previousVersion)
 }
 
@@ -177,10 +212,29 @@ const TICKET_EVENT_TYPES: ReadonlyArray<string> = Object.keys(ticketEventClasses
 export const ticketProjection: InlineProjection = {
   name: "tickets",
   eventTypes: TICKET_EVENT_TYPES,
-  apply: (events) =>
+  apply: (events, context) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const streams = byStream(events)
+      const folded: Array<FoldedStream> = []
+      // Streams whose writer handed over its fold: evolved with only their new events, nothing read. (A row that is
+      // ahead or behind, during a rebuild, is settled by the version guards of the writes.)
+      for (const [streamId, list] of streams) {
+        const handed = handedFold(context, streamId, list)
+        if (handed === undefined) continue
+        streams.delete(streamId)
+        const fold: StreamFold = {
+          ...handed,
+          messages: handed.state._tag === "Ticket" ? handed.state.messages : [],
+          changedAt: new Map()
+        }
+        const previous = handed.state._tag === "Ticket" ? handed.state.messages : []
+        foldDecoded(fold, decodeAll(list))
+        const rows = rowsOf(streamId, fold, handed.version)
+        if (rows !== null) folded.push(withRemoved(rows, previous, fold.messages))
+      }
+      if (streams.size === 0) return yield* writeRows(folded)
+
       const streamIds = [...streams.keys()]
       const stored = yield* sql<{ streamId: string; version: string }>`
         SELECT stream_id, version FROM hd_tickets WHERE stream_id = ANY(${streamIds}::text[])`
@@ -198,15 +252,30 @@ export const ticketProjection: InlineProjection = {
         for (const [streamId, list] of yield* readStreams(missing)) complete.set(streamId, list)
       }
 
-      const folded: Array<FoldedStream> = []
       for (const [streamId, recorded] of complete) {
         const stream = foldStream(streamId, recorded, versions.get(streamId) ?? 0)
         if (stream !== null) folded.push(stream)
       }
       yield* writeRows(folded)
     }).pipe(Effect.withSpan("TicketProjection.apply")),
-  reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_tickets, hd_ticket_messages`).pipe(Effect.asVoid),
+  reset: Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`TRUNCATE hd_tickets, hd_ticket_messages, hd_ticket_snapshots`
+  ).pipe(Effect.asVoid),
   replayer: () => ticketReplayer()
+}
+
+/** `rows` plus the deletes of messages the stream had before (`previous`) and no longer has (`current`). */
+const withRemoved = (
+  rows: FoldedStream,
+  previous: ReadonlyArray<MessageState>,
+  current: ReadonlyArray<MessageState>
+): FoldedStream => {
+  if (previous === current || previous.length === 0) return rows
+  const kept = new Set<number>()
+  for (const m of current) kept.add(m.id)
+  const removed = previous.filter((m) => !kept.has(m.id)).map((m) => m.id)
+  return removed.length === 0 ? rows : { ...rows, removedMessageIds: [...rows.removedMessageIds, ...removed] }
 }
 
 /** Lets pending I/O callbacks run (a microtask yield would not). */
@@ -302,6 +371,7 @@ const writeRows = (
       removedMessages.push(id)
     }
   }
+  const snapshots = folded.flatMap((f) => (f.snapshot === null ? [] : [f.snapshot]))
   return Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`
@@ -336,7 +406,20 @@ const writeRows = (
         DELETE FROM hd_ticket_messages m
         USING unnest(${removedTickets}::bigint[], ${removedMessages}::bigint[]) AS r(ticket_id, message_id)
         WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id
-      )
+      )${
+        snapshots.length === 0
+          ? sql``
+          : sql`, snapshots AS (
+        INSERT INTO hd_ticket_snapshots AS s (stream_id, version, schema_version, state)
+        SELECT r.stream_id, r.version, ${TICKET_STATE_VERSION}, r.state
+        FROM unnest(${snapshots.map((x) => x.streamId)}::text[], ${snapshots.map((x) => x.version)}::bigint[],
+          ${snapshots.map((x) => x.state)}::jsonb[]) AS r(stream_id, version, state)
+        ON CONFLICT (stream_id) DO UPDATE SET
+          version = excluded.version, schema_version = excluded.schema_version, state = excluded.state,
+          updated_at = now()
+        WHERE s.version < excluded.version OR s.schema_version <> excluded.schema_version
+      )`
+      }
       SELECT 1`
   ).pipe(Effect.asVoid)
 }

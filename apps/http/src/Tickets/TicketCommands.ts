@@ -8,13 +8,6 @@ import {
   ClassifyTicket,
   CloseTicket,
   CreateTicket,
-  decide,
-  EventStore,
-  ExpectedVersion,
-  evolve,
-  handleMerge,
-  initialState,
-  loadTicket,
   MarkSpam,
   MergeTickets,
   type Origin,
@@ -24,45 +17,47 @@ import {
   RecordSummary,
   RecordTranscript,
   ReopenTicket,
+  runTicketCommands,
+  runTicketMerge,
   type Sender,
   type Sentiment,
   SetTags,
   SetWaitingOn,
   SnoozeTicket,
+  StreamClosed,
   StreamVersionConflict,
   systemActor,
   type Ticket,
   type TicketCommand,
-  type TicketError,
-  type TicketEvent,
   TicketMergedAway,
+  type TicketPlan,
+  type TicketPolicy,
   type TicketState,
-  ticketStreamId,
-  ticketStreamType,
-  toNewEvent,
+  TicketStore,
   UnmarkSpam,
   UnsnoozeTicket,
   type UserRef,
   type WaitingOn
 } from "@helpdesk/domain"
-import { DateTime, Effect, Either } from "effect"
+import { DateTime, Effect } from "effect"
 import { PendingAttachments } from "../Attachments/PendingAttachments.js"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { AutoReplies } from "../AutoReplies/AutoReplies.js"
-import { surveyDue, surveyEmail } from "../Csat/CsatEmail.js"
-import { CsatSurveys } from "../Csat/CsatSurveys.js"
-import { retryOnConflict } from "../EventStore/HandleCommand.js"
+import { CsatPolicy } from "../Csat/CsatPolicy.js"
 import { HTML_TOO_DEEP, htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
 import { TicketDirectory } from "./TicketDirectory.js"
 import { TicketInputRefused, TicketNotInOrganization, TicketWriteConflict } from "./TicketErrors.js"
+import { TicketOutbox } from "./TicketOutbox.js"
 
 /**
- * The application layer of tickets: turns requests into the domain's commands, decides them against the ticket's
- * events and appends the result, each write in one transaction with what must happen with it (the per-organization
- * public-id counter, attachment claims, customers created on the fly, outbox rows). A write that loses an
- * optimistic-concurrency race starts over from a fresh read (`retryOnConflict`); one that keeps losing is a
- * {@link TicketWriteConflict}. Refusals of the domain come out as its `TicketError`s.
+ * The application layer of tickets: turns requests into the domain's commands and runs them through the one command
+ * pipeline (`runTicketCommands` of `@helpdesk/domain` on the service's `TicketStore`,
+ * docs/decisions/0305-one-command-pipeline.md): load the ticket (its stream locked for the transaction), decide,
+ * append, inline projections from the state in hand, then the policies (outbox rows, the CSAT survey), each write in
+ * one transaction with what must happen with it (the per-organization public-id counter, attachment claims,
+ * customers created on the fly). Refusals of the domain come out as its `TicketError`s; a write the store could not
+ * make (a stream closed under it) is a {@link TicketWriteConflict}.
  */
 
 /** Who a write is attributed to: an associate (a person or an integration token), or the customer. */
@@ -144,26 +139,6 @@ export interface WriteResult {
   readonly messageId: number | null
 }
 
-/** Decides commands one after another over the evolving state: all their events, or the first refusal. */
-const decideAll = (
-  state: TicketState,
-  commands: ReadonlyArray<TicketCommand>
-): Either.Either<{ readonly events: ReadonlyArray<TicketEvent>; readonly state: TicketState }, TicketError> => {
-  const events: Array<TicketEvent> = []
-  let current = state
-  for (const command of commands) {
-    const decision = decide(command, current)
-    if (Either.isLeft(decision)) return Either.left(decision.left)
-    for (const event of decision.right) {
-      events.push(event)
-      current = evolve(current, event)
-    }
-  }
-  return Either.right({ events, state: current })
-}
-
-const eventId = () => globalThis.crypto.randomUUID()
-
 const asTicket = (state: TicketState): Ticket => {
   if (state._tag !== "Ticket") throw new Error("expected a ticket state")
   return state
@@ -173,11 +148,12 @@ const asTicket = (state: TicketState): Ticket => {
 export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/http/Tickets/TicketCommands", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* EventStore
+    const ticketStore = yield* TicketStore
     const directory = yield* TicketDirectory
     const attachments = yield* PendingAttachments
     const autoReplies = yield* AutoReplies
-    const csatSurveys = yield* CsatSurveys
+    const outbox = yield* TicketOutbox
+    const csat = yield* CsatPolicy
 
     const nextTicketId = sql<{ id: string }>`SELECT nextval('hd_ticket_id_seq') AS id`.pipe(
       Effect.map((rows) => Number(rows[0]!.id)),
@@ -200,52 +176,6 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
         RETURNING last_public_id`.pipe(
         Effect.map((rows) => rows[0]!.lastPublicId),
         Effect.orDie
-      )
-
-    const enqueueEmail = (row: {
-      readonly organizationId: number
-      readonly ticketId: number
-      readonly messageId: number | null
-      readonly kind: "ticket_created" | "message" | "csat_survey"
-      readonly payload: unknown
-    }) =>
-      sql`
-        INSERT INTO hd_outbox (organization_id, ticket_id, message_id, kind, payload)
-        VALUES (${row.organizationId}, ${row.ticketId}, ${row.messageId}, ${row.kind}, ${JSON.stringify(row.payload)}::jsonb)`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
-
-    /** Queues the e-mail of a message of the ticket (a customer-visible reply whose `sendsEmail` is set). */
-    const enqueueMessageEmail = (organizationId: number, ticket: Ticket, messageId: number) => {
-      const message = ticket.messages.find((m) => m.id === messageId)!
-      return enqueueEmail({
-        organizationId,
-        ticketId: ticket.id,
-        messageId,
-        kind: "message",
-        payload: {
-          public_id: ticket.publicId,
-          to: ticket.customer.email,
-          cc: message.externalRecipientEmails,
-          bcc: message.bccRecipientEmails,
-          subject: ticket.subject,
-          text: message.content,
-          html: message.contentHtml,
-          attachment_ids: message.attachments.map((a) => a.id)
-        }
-      })
-    }
-
-    /** Queues the e-mails of the messages among `events` that go out by e-mail. */
-    const enqueueEmailsOf = (organizationId: number, ticket: Ticket, events: ReadonlyArray<TicketEvent>) =>
-      Effect.forEach(
-        events,
-        (event) =>
-          event._tag === "MessageAdded" && event.message.sendsEmail
-            ? enqueueMessageEmail(organizationId, ticket, event.message.id)
-            : Effect.void,
-        { discard: true }
       )
 
     /** The actor of a write: a customer has no user; a person acts as their user; an integration as nobody. */
@@ -287,79 +217,67 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
               )
             )
 
-    const appendEvents = (
-      ticketId: number,
-      version: number,
-      events: ReadonlyArray<TicketEvent>,
-      expected = ExpectedVersion.exact(version)
-    ) =>
-      events.length === 0
-        ? Effect.void
-        : store
-            .append([
-              {
-                streamId: ticketStreamId(ticketId),
-                streamType: ticketStreamType,
-                expected,
-                events: events.map((event) => toNewEvent(event, eventId()))
-              }
-            ])
-            .pipe(
-              // A stream closed after our read (merged away meanwhile): read again, and the decider refuses.
-              Effect.catchTag("StreamClosed", (closed) =>
-                Effect.fail(new StreamVersionConflict({ streamId: closed.streamId, expected: "open", actual: null }))
-              ),
-              Effect.asVoid
-            )
+    /**
+     * Runs a ticket's commands through the pipeline (with the service's `TicketStore`); the domain's refusals and
+     * the store's conflicts come out typed, an event this code cannot read is a defect.
+     */
+    const run = <A, E, R>(options: Parameters<typeof runTicketCommands<A, E, R, never, never>>[0]) =>
+      runTicketCommands(options).pipe(
+        Effect.provideService(TicketStore, ticketStore),
+        Effect.catchTag("EventDecodeError", Effect.die),
+        conflictAsError(options.ticketId)
+      )
 
     const conflictAsError =
       (ticketId: number) =>
       <A, E, R>(
         self: Effect.Effect<A, E, R>
-      ): Effect.Effect<A, Exclude<E, StreamVersionConflict> | TicketWriteConflict, R> =>
+      ): Effect.Effect<A, Exclude<E, StreamVersionConflict | StreamClosed> | TicketWriteConflict, R> =>
         Effect.catchIf(
           self,
-          (error): error is Extract<E, StreamVersionConflict> => error instanceof StreamVersionConflict,
+          (error): error is Extract<E, StreamVersionConflict | StreamClosed> =>
+            error instanceof StreamVersionConflict || error instanceof StreamClosed,
           () => Effect.fail(new TicketWriteConflict({ ticketId }))
-        ) as Effect.Effect<A, Exclude<E, StreamVersionConflict> | TicketWriteConflict, R>
+        ) as Effect.Effect<A, Exclude<E, StreamVersionConflict | StreamClosed> | TicketWriteConflict, R>
 
-    /** Loads a ticket of the organization (inside the caller's transaction). */
-    const loadInOrganization = (organizationId: number, ticketId: number) =>
-      Effect.gen(function* () {
-        const recorded = yield* store.readStream(ticketStreamId(ticketId))
-        const loaded = Either.getOrThrow(loadTicket(recorded))
-        const state = loaded.state
-        if (state._tag !== "Ticket" || state.organizationId !== String(organizationId))
-          return yield* new TicketNotInOrganization({ ticketId })
-        return { ticket: state, version: loaded.version }
-      })
+    /** The ticket of a loaded state, when it is one of the organization's. */
+    const inOrganization = (organizationId: number, ticketId: number, state: TicketState) =>
+      state._tag !== "Ticket" || state.organizationId !== String(organizationId)
+        ? Effect.fail(new TicketNotInOrganization({ ticketId }))
+        : Effect.succeed(state)
 
     /**
-     * Runs the commands `plan` chooses for a ticket of the organization in one transaction: load, decide them in
-     * order, append, then `after` (outbox rows) with the resulting state; retried from the start on conflicts.
+     * Runs what `plan` chooses for a ticket of the organization through the pipeline, with `policies` after the
+     * append; answers the ticket after the write and the plan's result.
      */
-    const onTicket = <E, R, E2 = never, R2 = never>(
+    const onTicketPlanned = <A, E, R>(
+      organizationId: number,
+      ticketId: number,
+      plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<TicketPlan<A>, E, R>,
+      policies: ReadonlyArray<TicketPolicy> = []
+    ) =>
+      Effect.flatMap(DateTime.now, (at) =>
+        run({
+          ticketId,
+          plan: ({ state }) =>
+            Effect.flatMap(inOrganization(organizationId, ticketId, state), (ticket) => plan(ticket, at)),
+          policies
+        })
+      ).pipe(Effect.map((outcome) => ({ ticket: asTicket(outcome.state), result: outcome.result })))
+
+    /** {@link onTicketPlanned} for plans that are only commands; answers the ticket after the write. */
+    const onTicket = <E, R>(
       organizationId: number,
       ticketId: number,
       plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>,
-      after?: (ticket: Ticket, events: ReadonlyArray<TicketEvent>) => Effect.Effect<void, E2, R2>
+      policies: ReadonlyArray<TicketPolicy> = []
     ) =>
-      Effect.gen(function* () {
-        const at = yield* DateTime.now
-        return yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              const { ticket, version } = yield* loadInOrganization(organizationId, ticketId)
-              const commands = yield* plan(ticket, at)
-              const decided = yield* decideAll(ticket, commands)
-              yield* appendEvents(ticketId, version, decided.events)
-              const next = asTicket(decided.state)
-              if (after !== undefined && decided.events.length > 0) yield* after(next, decided.events)
-              return next
-            })
-          )
-          .pipe(retryOnConflict(), Effect.catchTag("SqlError", Effect.die))
-      }).pipe(conflictAsError(ticketId))
+      onTicketPlanned(
+        organizationId,
+        ticketId,
+        (ticket, at) => Effect.map(plan(ticket, at), (commands) => ({ commands, result: undefined })),
+        policies
+      ).pipe(Effect.map(({ ticket }) => ticket))
 
     /** Creates a ticket (see {@link CreateTicketInput}); returns its state. */
     const create = (input: CreateTicketInput) =>
@@ -456,32 +374,17 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                     })
                   )
               }
-              const decided = yield* decideAll(initialState, commands)
-              yield* appendEvents(ticketId, 0, decided.events, ExpectedVersion.noStream)
-              const ticket = asTicket(decided.state)
-              yield* enqueueEmailsOf(org, ticket, decided.events)
-              if (sendsCreateEmail)
-                yield* enqueueEmail({
-                  organizationId: org,
-                  ticketId,
-                  messageId: null,
-                  kind: "ticket_created",
-                  payload: {
-                    public_id: ticket.publicId,
-                    to: customer.email,
-                    cc: ticket.externalRecipientEmails,
-                    bcc: ticket.bccRecipientEmails,
-                    subject: ticket.subject,
-                    text: ticket.description,
-                    html: ticket.descriptionHtml,
-                    attachment_ids: claimed.map((a) => a.id)
-                  }
-                })
-              return ticket
+              // A new stream: the pipeline finds no ticket and appends expecting none.
+              const created = yield* run({
+                ticketId,
+                plan: () => Effect.succeed({ commands, result: undefined }),
+                policies: [outbox.messageEmails, outbox.creationEmail]
+              })
+              return asTicket(created.state)
             })
           )
           .pipe(Effect.catchTag("SqlError", Effect.die))
-      }).pipe(conflictAsError(0), Effect.withSpan("TicketCommands.create"))
+      }).pipe(Effect.withSpan("TicketCommands.create"))
 
     const senderFor = (ticket: Ticket, actor: Actor): Sender | null =>
       actor.role === "customer"
@@ -498,10 +401,8 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     const addMessageOnce = (input: AddMessageInput, ticketId: number) => {
       // Stored, returned and mailed: only the sanitised HTML.
       const contentHtml = sanitizeHtml(input.contentHtml)
-      let messageId = 0
-      let sendsEmail = false
       return Effect.map(
-        onTicket(
+        onTicketPlanned(
           input.organizationId,
           ticketId,
           (ticket, at) =>
@@ -511,10 +412,10 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                 input.nextAssigneeId === null
                   ? null
                   : yield* memberOrRefuse(input.organizationId, input.nextAssigneeId, "next_assignee_id")
-              messageId = yield* nextMessageId
+              const messageId = yield* nextMessageId
               const claimed = yield* claim(input.organizationId, input.caller, input.attachmentIds, ticketId)
               const content = input.content === "" && contentHtml !== "" ? htmlToText(contentHtml) : input.content
-              sendsEmail =
+              const sendsEmail =
                 actor.role === "associate" &&
                 input.isVisibleToCustomer &&
                 ticket.mergedInto === null &&
@@ -542,11 +443,11 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
                 const language = detectLanguage(content)
                 if (language !== "") commands.push(new RecordLanguage({ ...base, actor: systemActor, language }))
               }
-              return commands
+              return { commands, result: messageId }
             }),
-          (ticket) => (sendsEmail ? enqueueMessageEmail(input.organizationId, ticket, messageId) : Effect.void)
+          [outbox.messageEmails]
         ),
-        (ticket): WriteResult => ({ ticket, messageId })
+        ({ ticket, result: messageId }): WriteResult => ({ ticket, messageId })
       )
     }
 
@@ -625,31 +526,8 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
             }
             return commands
           }),
-        (ticket, events) => offerSurvey(organizationId, ticket, events)
+        [csat.offerSurvey]
       ).pipe(Effect.withSpan("TicketCommands.update"))
-
-    /** After an associate closes a ticket: its CSAT survey, when the organization asks for one and none was sent. */
-    const offerSurvey = (organizationId: number, ticket: Ticket, events: ReadonlyArray<TicketEvent>) =>
-      Effect.gen(function* () {
-        if (!surveyDue(ticket, events)) return
-        const link = yield* csatSurveys.offer(organizationId, ticket.id)
-        if (link === undefined) return
-        const email = surveyEmail(ticket, link)
-        yield* enqueueEmail({
-          organizationId,
-          ticketId: ticket.id,
-          messageId: null,
-          kind: "csat_survey",
-          payload: {
-            public_id: ticket.publicId,
-            to: ticket.customer.email,
-            cc: [],
-            bcc: [],
-            attachment_ids: [],
-            ...email
-          }
-        })
-      })
 
     /** Snoozes (or re-snoozes) the ticket until `until`. */
     const snooze = (organizationId: number, caller: Caller, ticketId: number, until: DateTime.Utc) =>
@@ -693,44 +571,23 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     const merge = (organizationId: number, caller: Caller, sourceId: number, targetId: number) =>
       Effect.gen(function* () {
         const at = yield* DateTime.now
-        return yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              const actor = yield* actorFor(caller, "associate")
-              const source = yield* store.readStream(ticketStreamId(sourceId))
-              const target = yield* store.readStream(ticketStreamId(targetId))
-              const sourceState = Either.getOrThrow(loadTicket(source)).state
-              const targetState = Either.getOrThrow(loadTicket(target)).state
-              if (sourceState._tag !== "Ticket" || sourceState.organizationId !== String(organizationId))
-                return yield* new TicketNotInOrganization({ ticketId: sourceId })
-              if (targetState._tag !== "Ticket" || targetState.organizationId !== String(organizationId))
-                return yield* TicketInputRefused.of("into", `Ticket ${targetId} does not exist in this organization.`)
-              const handled = yield* Either.mapLeft(
-                handleMerge(
-                  source,
-                  target,
-                  new MergeTickets({ sourceTicketId: sourceId, targetTicketId: targetId, at, actor }),
-                  eventId
-                ),
-                (error) => {
-                  if (error._tag === "EventDecodeError") throw error
-                  return error
-                }
-              )
-              yield* store
-                .append(handled.appends)
-                .pipe(
-                  Effect.catchTag("StreamClosed", (closed) =>
-                    Effect.fail(
-                      new StreamVersionConflict({ streamId: closed.streamId, expected: "open", actual: null })
-                    )
-                  )
-                )
-              return { source: asTicket(handled.source), target: asTicket(handled.target) }
-            })
-          )
-          .pipe(retryOnConflict(), Effect.catchTag("SqlError", Effect.die))
-      }).pipe(conflictAsError(sourceId), Effect.withSpan("TicketCommands.merge"))
+        const actor = yield* actorFor(caller, "associate")
+        const merged = yield* runTicketMerge({
+          command: new MergeTickets({ sourceTicketId: sourceId, targetTicketId: targetId, at, actor }),
+          check: (source, target) =>
+            Effect.zipRight(
+              inOrganization(organizationId, sourceId, source.state),
+              target.state._tag !== "Ticket" || target.state.organizationId !== String(organizationId)
+                ? TicketInputRefused.of("into", `Ticket ${targetId} does not exist in this organization.`)
+                : Effect.void
+            )
+        }).pipe(
+          Effect.provideService(TicketStore, ticketStore),
+          Effect.catchTag("EventDecodeError", Effect.die),
+          conflictAsError(sourceId)
+        )
+        return { source: asTicket(merged.source.state), target: asTicket(merged.target.state) }
+      }).pipe(Effect.withSpan("TicketCommands.merge"))
 
     /**
      * Runs commands the service issues on its own (timers, mail delivery, automations) on a ticket of the
@@ -742,9 +599,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
       ticketId: number,
       plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>
     ) =>
-      onTicket(organizationId, ticketId, plan, (ticket, events) =>
-        enqueueEmailsOf(organizationId, ticket, events)
-      ).pipe(Effect.withSpan("TicketCommands.asSystem"))
+      onTicket(organizationId, ticketId, plan, [outbox.messageEmails]).pipe(Effect.withSpan("TicketCommands.asSystem"))
 
     return { create, addMessage, update, snooze, unsnooze, enrich, merge, asSystem, nextMessageId } as const
   })

@@ -1,11 +1,14 @@
 import { Layer } from "effect"
 import { PendingAttachmentsLive } from "../Attachments/PendingAttachments.js"
 import { AutoReplies } from "../AutoReplies/AutoReplies.js"
+import { CsatPolicy } from "../Csat/CsatPolicy.js"
 import { CsatSurveys } from "../Csat/CsatSurveys.js"
 import { PostgresEventStoreLive } from "../EventStore/PostgresEventStore.js"
+import { PostgresTicketStoreLive } from "../EventStore/PostgresTicketStore.js"
 import { TicketReadModelsLive } from "../EventStore/TicketProjection.js"
 import { TicketCommands } from "./TicketCommands.js"
 import { TicketDirectory } from "./TicketDirectory.js"
+import { TicketOutbox } from "./TicketOutbox.js"
 import { TicketQueries } from "./TicketQueries.js"
 import { TicketResponses } from "./TicketResponses.js"
 
@@ -22,7 +25,10 @@ export const TicketServicesLive = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(TicketDirectory.Default),
   Layer.provideMerge(AutoReplies.Default),
+  Layer.provideMerge(CsatPolicy.Default),
+  Layer.provideMerge(TicketOutbox.Default),
   Layer.provideMerge(CsatSurveys.Default),
+  Layer.provideMerge(PostgresTicketStoreLive),
   Layer.provideMerge(PostgresEventStoreLive),
   Layer.provideMerge(TicketReadModelsLive),
   Layer.provideMerge(PendingAttachmentsLive)

@@ -1,20 +1,6 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import {
-  decide,
-  EventStore,
-  ExpectedVersion,
-  loadTicket,
-  type RecordedEvent,
-  SnoozeTimerElapsed,
-  type StreamAppend,
-  systemActor,
-  ticketStreamId,
-  ticketStreamType,
-  toNewEvent
-} from "@helpdesk/domain"
-import { DateTime, Effect, Either, Layer } from "effect"
-import { type EventRow, eventColumns, toRecordedEvent } from "../EventStore/EventRows.js"
+import { runTicketCommands, SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
+import { DateTime, Effect, Layer } from "effect"
 import { type BatchResult, drain, timerLoop } from "./Sweep.js"
 
 /**
@@ -37,72 +23,58 @@ export interface DueSnooze {
  * A batch is claimed in one transaction with `FOR UPDATE SKIP LOCKED` on the ticket's read-model row and its
  * stream row, so replicas take disjoint batches, and a ticket whose stream another writer holds is left for the
  * next round instead of waited for (writers lock the stream row, then the read-model row: taking both without
- * waiting can never deadlock with them). The claimed streams are read in one query, the command decided for each
- * in memory, and the events appended in one multi-stream append (with the read models inline) before the batch
- * commits. The timer's write adds no message, so it needs nothing of `TicketCommands.asSystem` but its
- * load → decide → append, done here for the whole batch at once (five times the throughput of one `asSystem` per
- * ticket, see docs/benchmarks.md). The command carries the `snoozed_until` the timer found, so a ticket re-snoozed
+ * waiting can never deadlock with them). Each claimed ticket's command goes through the one command pipeline
+ * (`runTicketCommands`, docs/decisions/0305-one-command-pipeline.md) inside the claiming transaction, which is its
+ * unit of work (no savepoint per ticket: a refused command writes nothing). The command carries the `snoozed_until` the timer found, so a ticket re-snoozed
  * meanwhile ignores it (the domain calls the timer stale), as does one already unsnoozed: at most one
  * `TicketUnsnoozed` per snooze, however many replicas sweep and whatever crashes in between.
  */
 export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/Timers/SnoozeTimer", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* EventStore
+    const store = yield* TicketStore
+    // The claiming transaction is the unit of work of every ticket of the batch.
+    const inClaim = TicketStore.of({ ...store, transaction: (self) => self })
 
-    /** Reads the streams of `ticketIds`, in one query. */
-    const readStreams = (ticketIds: ReadonlyArray<number>) =>
-      Effect.map(
-        sql<EventRow>`
-          SELECT ${eventColumns(sql)} FROM hd_events
-          WHERE stream_id = ANY(${ticketIds.map(ticketStreamId)}::text[])
-          ORDER BY stream_id, stream_position`,
-        (rows) => {
-          const streams = new Map<string, Array<RecordedEvent>>()
-          for (const row of rows) {
-            const list = streams.get(row.streamId)
-            if (list === undefined) streams.set(row.streamId, [toRecordedEvent(row)])
-            else list.push(toRecordedEvent(row))
-          }
-          return streams
-        }
+    /** Fires one claimed ticket's timer; false when it failed (logged; the ticket stays due). */
+    const fireOne = ({ ticketId, organizationId, snoozedUntil }: DueSnooze, at: DateTime.Utc) =>
+      runTicketCommands({
+        ticketId,
+        plan: ({ state }) =>
+          state._tag === "Ticket" && state.organizationId === organizationId
+            ? Effect.succeed({
+                commands: [new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil })],
+                result: undefined
+              })
+            : Effect.fail(new Error("no such ticket in its row's organization"))
+      }).pipe(
+        Effect.provideService(TicketStore, inClaim),
+        Effect.map((written) => ({ acted: written.events.length > 0, failed: false })),
+        // The stream is locked by the claim: a conflict here is a bug, and the batch rolls back.
+        Effect.catchTags({ StreamVersionConflict: Effect.die, StreamClosed: Effect.die }),
+        Effect.catchAll((error) =>
+          Effect.as(Effect.logWarning(`Snooze timer: ticket ${ticketId} failed; it stays due`, error), {
+            acted: false,
+            failed: true
+          })
+        )
       )
 
     /**
      * Fires the timers of claimed tickets at `now` (the write's instant, or `now` when a caller sweeps ahead of the
-     * clock): one append for all of them. A ticket whose events cannot be read, or which is not of its row's
-     * organization, is logged and skipped (it stays due); a stale timer appends nothing.
+     * clock). A ticket whose events cannot be read, or which is not of its row's organization, is logged and
+     * skipped (it stays due); a stale timer appends nothing.
      */
     const fire = (due: ReadonlyArray<DueSnooze>, now: DateTime.Utc) =>
       Effect.gen(function* () {
         if (due.length === 0) return { claimed: 0, acted: 0, failed: 0 } satisfies BatchResult
-        const streams = yield* readStreams(due.map((d) => d.ticketId))
         const at = DateTime.max(yield* DateTime.now, now)
-        const appends: Array<StreamAppend> = []
-        let failed = 0
-        for (const { ticketId, organizationId, snoozedUntil } of due) {
-          const loaded = loadTicket(streams.get(ticketStreamId(ticketId)) ?? [])
-          const decision = Either.flatMap(loaded, ({ state }) =>
-            state._tag === "Ticket" && state.organizationId === organizationId
-              ? decide(new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil }), state)
-              : Either.left(new Error("no such ticket in its row's organization"))
-          )
-          if (Either.isLeft(decision)) {
-            failed++
-            yield* Effect.logWarning(`Snooze timer: ticket ${ticketId} failed; it stays due`, decision.left)
-            continue
-          }
-          if (decision.right.length === 0 || Either.isLeft(loaded)) continue
-          appends.push({
-            streamId: ticketStreamId(ticketId),
-            streamType: ticketStreamType,
-            expected: ExpectedVersion.exact(loaded.right.version),
-            events: decision.right.map((event) => toNewEvent(event, randomUUID()))
-          })
-        }
-        // The streams are locked by the claim: a conflict here is a bug, and the batch rolls back.
-        if (appends.length > 0) yield* store.append(appends)
-        return { claimed: due.length, acted: appends.length, failed } satisfies BatchResult
+        const results = yield* Effect.forEach(due, (d) => fireOne(d, at))
+        return {
+          claimed: due.length,
+          acted: results.filter((r) => r.acted).length,
+          failed: results.filter((r) => r.failed).length
+        } satisfies BatchResult
       })
 
     /** One claiming transaction: up to `limit` tickets due at `now`. */

@@ -3,7 +3,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { createHttpServer } from "../../src/Http/ParserErrors.js"
 import { HttpAppLive, ServicesLive } from "../../src/Server.js"
-import { TestDatabaseLive } from "./TestDatabase.js"
+import { TestDatabaseLive, testDatabaseLive } from "./TestDatabase.js"
 
 /** The running app under test: its base URL (a real server on a free port of 127.0.0.1). */
 export class TestApp extends Context.Tag("test/TestApp")<TestApp, { readonly baseUrl: string }>() {}
@@ -13,7 +13,10 @@ export class TestApp extends Context.Tag("test/TestApp")<TestApp, { readonly bas
  * port 0, plus the repositories for fixtures. Use with `layer(TestAppLive, { excludeTestServices: true })` so
  * the server runs on the real clock.
  */
-export const testAppLive = (options: Parameters<typeof HttpAppLive>[0] = {}) =>
+export const testAppLive = (
+  options: Parameters<typeof HttpAppLive>[0] = {},
+  database: { readonly connections?: number } = {}
+) =>
   Layer.effect(
     TestApp,
     Effect.map(HttpServer.HttpServer, (server) => {
@@ -25,7 +28,7 @@ export const testAppLive = (options: Parameters<typeof HttpAppLive>[0] = {}) =>
     Layer.provideMerge(HttpAppLive(options)),
     Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port: 0 })),
     Layer.provideMerge(ServicesLive),
-    Layer.provideMerge(TestDatabaseLive)
+    Layer.provideMerge(database.connections === undefined ? TestDatabaseLive : testDatabaseLive(database.connections))
   )
 
 /** {@link testAppLive} with the service's defaults. */

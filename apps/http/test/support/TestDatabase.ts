@@ -47,19 +47,29 @@ export const freshDatabase = Effect.gen(function* () {
   return { url: `postgres://postgres:postgres@${endpoint.host}:${endpoint.port}/postgres?sslmode=disable` }
 })
 
-/** The SQL client on a fresh, unmigrated database. */
-export const TestPgLive = Layer.unwrapScoped(
-  Effect.map(freshDatabase, ({ url }) =>
-    // Several connections even on PGlite: the projection rebuild holds one for its advisory lock while it works
-    // on another. (The service itself uses one connection to PGlite, see Database.ts.)
-    PgPool.layer({
-      url: Redacted.make(url),
-      maxConnections: usesRealPostgres ? 20 : 4,
-      namedStatements: usesRealPostgres,
-      ...clientOptions
-    })
+/**
+ * The SQL client on a fresh, unmigrated database, with `connections` in its pool (default 20, or 4 on PGlite).
+ */
+export const testPgLive = (connections = usesRealPostgres ? 20 : 4) =>
+  Layer.unwrapScoped(
+    Effect.map(freshDatabase, ({ url }) =>
+      // Several connections even on PGlite: the projection rebuild holds one for its advisory lock while it works
+      // on another. (The service itself uses one connection to PGlite, see Database.ts.)
+      PgPool.layer({
+        url: Redacted.make(url),
+        maxConnections: connections,
+        namedStatements: usesRealPostgres,
+        ...clientOptions
+      })
+    )
   )
-)
+
+/** The SQL client on a fresh, unmigrated database. */
+export const TestPgLive = testPgLive()
+
+/** The SQL client on a fresh database with every migration applied (`connections`: see {@link testPgLive}). */
+export const testDatabaseLive = (connections?: number) =>
+  MigrationsLive.pipe(Layer.provideMerge(testPgLive(connections)))
 
 /** The SQL client on a fresh database with every migration applied. */
 export const TestDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(TestPgLive))

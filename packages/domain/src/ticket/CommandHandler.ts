@@ -1,31 +1,27 @@
 import { Effect, Either, Schedule } from "effect"
 import {
-  EventStore,
-  ExpectedVersion,
+  type AppendResult,
+  type EventStore,
   type RecordedEvent,
   type StreamAppend,
   type StreamClosed,
-  type StreamVersionConflict
+  StreamVersionConflict
 } from "../EventStore.js"
 import type { MergeTickets, TicketCommand } from "./Commands.js"
-import { decide, decideMerge } from "./Decide.js"
+import { decide, decideMerge, type MergeDecision } from "./Decide.js"
 import type { MergeError, TicketError } from "./Errors.js"
-import { type EventDecodeError, fromRecordedEvents, toNewEvent } from "./EventCodec.js"
+import { type EventDecodeError, fromRecordedEvents } from "./EventCodec.js"
 import type { TicketEvent } from "./Events.js"
-import { evolveAll } from "./Evolve.js"
+import { evolve, evolveAll } from "./Evolve.js"
 import { initialState, type TicketState } from "./State.js"
-
-/** The stream a ticket's events live in. */
-export const ticketStreamId = (ticketId: number): string => `ticket-${ticketId}`
-
-/** The stream type the port records for ticket streams. */
-export const ticketStreamType = "ticket"
-
-/** A ticket stream folded: its state and the version an append must expect. */
-export interface LoadedTicket {
-  readonly state: TicketState
-  readonly version: number
-}
+import {
+  type EventIdGenerator,
+  type LoadedTicket,
+  provideTicketStoreFromEventStore,
+  streamAppendOf,
+  TicketStore,
+  type TicketWrite
+} from "./TicketStore.js"
 
 /** Decodes (upcasting as needed) and folds a stream's recorded events. */
 export const loadTicket = (recorded: ReadonlyArray<RecordedEvent>): Either.Either<LoadedTicket, EventDecodeError> =>
@@ -33,27 +29,6 @@ export const loadTicket = (recorded: ReadonlyArray<RecordedEvent>): Either.Eithe
     state: evolveAll(events, initialState),
     version: recorded.length === 0 ? 0 : recorded[recorded.length - 1]!.streamPosition
   }))
-
-/** Makes the id of the `index`-th event of an append (the app passes `crypto.randomUUID`-based ids). */
-export type EventIdGenerator = (event: TicketEvent, index: number) => string
-
-const expectedFor = (version: number): ExpectedVersion =>
-  version === 0 ? ExpectedVersion.noStream : ExpectedVersion.exact(version)
-
-const streamAppend = (
-  ticketId: number,
-  version: number,
-  events: ReadonlyArray<TicketEvent>,
-  eventId: EventIdGenerator,
-  metadata: Record<string, unknown> | undefined,
-  close: boolean
-): StreamAppend => ({
-  streamId: ticketStreamId(ticketId),
-  streamType: ticketStreamType,
-  expected: expectedFor(version),
-  events: events.map((e, i) => toNewEvent(e, eventId(e, i), metadata)),
-  ...(close ? { close: true } : {})
-})
 
 /** What to append for one command, and the state after it. `append` is `null` when nothing happens. */
 export interface HandledCommand {
@@ -74,11 +49,9 @@ export const handleTicketCommand = (
 ): Either.Either<HandledCommand, TicketError | EventDecodeError> =>
   Either.flatMap(loadTicket(recorded), ({ state, version }) =>
     Either.map(decide(command, state), (events) => {
-      return {
-        events,
-        state: evolveAll(events, state),
-        append: events.length === 0 ? null : streamAppend(command.ticketId, version, events, eventId, metadata, false)
-      }
+      const after = evolveAll(events, state)
+      const write = { ticketId: command.ticketId, before: { state, version }, events, after }
+      return { events, state: after, append: events.length === 0 ? null : streamAppendOf(write, { eventId, metadata }) }
     })
   )
 
@@ -98,65 +71,267 @@ export const handleMerge = (
   metadata?: Record<string, unknown>
 ): Either.Either<HandledMerge, MergeError | EventDecodeError> =>
   Either.flatMap(Either.all([loadTicket(sourceRecorded), loadTicket(targetRecorded)]), ([source, target]) =>
-    Either.map(decideMerge(command, source.state, target.state), (decision) => ({
-      appends: [
-        streamAppend(command.sourceTicketId, source.version, decision.source, eventId, metadata, true),
-        streamAppend(command.targetTicketId, target.version, decision.target, eventId, metadata, false)
-      ],
-      source: evolveAll(decision.source, source.state),
-      target: evolveAll(decision.target, target.state)
-    }))
+    Either.map(decideMerge(command, source.state, target.state), (decision) => {
+      const [sourceWrite, targetWrite] = mergeWrites(command, source, target, decision)
+      return {
+        appends: [
+          streamAppendOf(sourceWrite, { eventId, metadata }),
+          streamAppendOf(targetWrite, { eventId, metadata })
+        ],
+        source: sourceWrite.after,
+        target: targetWrite.after
+      }
+    })
   )
 
-/** How often and how fast to retry a command that lost an optimistic-concurrency race. */
-export const defaultConflictRetry = Schedule.exponential("100 millis", 1.5).pipe(
+/** The writes of a decided merge: the source's closes its stream. */
+const mergeWrites = (
+  command: MergeTickets,
+  source: LoadedTicket,
+  target: LoadedTicket,
+  decision: MergeDecision
+): readonly [TicketWrite, TicketWrite] => [
+  {
+    ticketId: command.sourceTicketId,
+    before: source,
+    events: decision.source,
+    after: evolveAll(decision.source, source.state),
+    close: true
+  },
+  {
+    ticketId: command.targetTicketId,
+    before: target,
+    events: decision.target,
+    after: evolveAll(decision.target, target.state)
+  }
+]
+
+/** Decides commands one after another over the evolving state: all their events and the state after them. */
+export const decideAll = (
+  commands: ReadonlyArray<TicketCommand>,
+  state: TicketState
+): Either.Either<{ readonly events: ReadonlyArray<TicketEvent>; readonly state: TicketState }, TicketError> => {
+  const events: Array<TicketEvent> = []
+  let current = state
+  for (const command of commands) {
+    const decision = decide(command, current)
+    if (Either.isLeft(decision)) return Either.left(decision.left)
+    for (const event of decision.right) {
+      events.push(event)
+      current = evolve(current, event)
+    }
+  }
+  return Either.right({ events, state: current })
+}
+
+/**
+ * How a command that lost an optimistic-concurrency race is tried again (docs/decisions/0305-one-command-pipeline.md):
+ * from a fresh load, after 5 ms growing ×1.5 (capped at 200 ms), jittered, up to 12 times. A store that serialises
+ * writers of a stream (the service's) never needs it; one that does not must retry long enough that commands which
+ * commute never surface as conflicts.
+ */
+export const defaultConflictRetry: Schedule.Schedule<unknown, unknown> = Schedule.exponential("5 millis", 1.5).pipe(
+  Schedule.either(Schedule.spaced("200 millis")),
   Schedule.jittered,
-  Schedule.intersect(Schedule.recurs(3))
+  Schedule.intersect(Schedule.recurs(12))
 )
 
-const randomEventId: EventIdGenerator = () => globalThis.crypto.randomUUID()
+/** The commands a use case chose for a ticket, and what it answers besides the ticket (e.g. a new message's id). */
+export interface TicketPlan<A> {
+  readonly commands: ReadonlyArray<TicketCommand>
+  readonly result: A
+}
 
-/** Options of {@link executeTicketCommand} and {@link executeMerge}. */
-export interface ExecuteOptions {
+/** A ticket write as it happened: the state it was decided on, the events, and the state after them. */
+export interface TicketWritten {
+  readonly ticketId: number
+  readonly previous: TicketState
+  readonly events: ReadonlyArray<TicketEvent>
+  readonly state: TicketState
+  /** The stream's version after the write (the loaded version when nothing was appended). */
+  readonly version: number
+  /** Where the stream stands after the append; `null` when the commands decided nothing. */
+  readonly append: AppendResult | null
+}
+
+/**
+ * What happens after an append, in the same unit of work (outbox rows, follow-ups): a plain function of what was
+ * written. It runs only when events were appended, and again on every retry of the command (so it must write only
+ * inside the unit of work, which a retry rolls back).
+ */
+export type TicketPolicy<E = never, R = never> = (written: TicketWritten) => Effect.Effect<void, E, R>
+
+/** The outcome of {@link runTicketCommands}: the write, and the plan's result. */
+export interface TicketOutcome<A> extends TicketWritten {
+  readonly result: A
+}
+
+/** Options shared by {@link runTicketCommands} and {@link runTicketMerge}. */
+export interface PipelineOptions {
+  /** How to retry a lost optimistic-concurrency race; default {@link defaultConflictRetry}. */
   readonly retry?: Schedule.Schedule<unknown, unknown>
   readonly eventId?: EventIdGenerator
   readonly metadata?: Record<string, unknown>
 }
 
+const randomEventId: EventIdGenerator = () => globalThis.crypto.randomUUID()
+
+const retryConflicts =
+  (options: PipelineOptions) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.retry(self, {
+      schedule: options.retry ?? defaultConflictRetry,
+      while: (error) => error instanceof StreamVersionConflict
+    })
+
 /**
- * Runs a command against the `EventStore`: read the stream, decide, append with the expected version,
- * and start over when another writer got there first (`StreamVersionConflict`), per `retry`.
+ * The command pipeline every ticket write goes through, in one unit of work of the {@link TicketStore}:
+ * load the ticket → `plan` chooses commands from its state → decide them in order → append expecting the loaded
+ * version (the store runs its inline projections from the state in hand) → `policies` with what was written →
+ * a typed outcome. A {@link StreamVersionConflict} starts the whole unit again from a fresh load, per `retry`.
+ */
+export const runTicketCommands = <A, E, R, EP = never, RP = never>(
+  options: PipelineOptions & {
+    readonly ticketId: number
+    readonly plan: (loaded: LoadedTicket) => Effect.Effect<TicketPlan<A>, E, R>
+    readonly policies?: ReadonlyArray<TicketPolicy<EP, RP>>
+  }
+): Effect.Effect<
+  TicketOutcome<A>,
+  E | EP | TicketError | EventDecodeError | StreamVersionConflict | StreamClosed,
+  R | RP | TicketStore
+> =>
+  Effect.flatMap(TicketStore, (store) =>
+    store
+      .transaction(
+        Effect.gen(function* () {
+          const loaded = yield* store.load(options.ticketId)
+          const plan = yield* options.plan(loaded)
+          const decided = yield* decideAll(plan.commands, loaded.state)
+          if (decided.events.length === 0) {
+            const written = { ticketId: options.ticketId, previous: loaded.state, events: [], state: loaded.state }
+            return { ...written, version: loaded.version, append: null, result: plan.result }
+          }
+          const write: TicketWrite = {
+            ticketId: options.ticketId,
+            before: loaded,
+            events: decided.events,
+            after: decided.state
+          }
+          const [append] = yield* store.append([write], {
+            eventId: options.eventId ?? randomEventId,
+            metadata: options.metadata
+          })
+          const written: TicketWritten = {
+            ticketId: options.ticketId,
+            previous: loaded.state,
+            events: decided.events,
+            state: decided.state,
+            version: append!.version,
+            append: append!
+          }
+          for (const policy of options.policies ?? []) yield* policy(written)
+          return { ...written, result: plan.result }
+        })
+      )
+      .pipe(
+        retryConflicts(options),
+        Effect.withSpan("Ticket.runCommands", { attributes: { ticketId: options.ticketId } })
+      )
+  )
+
+/** The outcome of {@link runTicketMerge}: both writes. */
+export interface MergeOutcome {
+  readonly source: TicketWritten
+  readonly target: TicketWritten
+}
+
+/**
+ * A merge through the pipeline: both tickets loaded (in id order, so writers that lock streams cannot deadlock),
+ * `check` on both states (e.g. that both belong to the caller's organization), the merge decided, and both streams
+ * appended atomically (the source's closed), retried on conflicts like {@link runTicketCommands}.
+ */
+export const runTicketMerge = <E = never, R = never>(
+  options: PipelineOptions & {
+    readonly command: MergeTickets
+    readonly check?: (source: LoadedTicket, target: LoadedTicket) => Effect.Effect<void, E, R>
+  }
+): Effect.Effect<
+  MergeOutcome,
+  E | MergeError | EventDecodeError | StreamVersionConflict | StreamClosed,
+  R | TicketStore
+> =>
+  Effect.flatMap(TicketStore, (store) => {
+    const { command } = options
+    return store
+      .transaction(
+        Effect.gen(function* () {
+          const first = Math.min(command.sourceTicketId, command.targetTicketId)
+          const second = Math.max(command.sourceTicketId, command.targetTicketId)
+          const loadedFirst = yield* store.load(first)
+          const loadedSecond = first === second ? loadedFirst : yield* store.load(second)
+          const source = command.sourceTicketId === first ? loadedFirst : loadedSecond
+          const target = command.targetTicketId === first ? loadedFirst : loadedSecond
+          if (options.check !== undefined) yield* options.check(source, target)
+          const decision = yield* decideMerge(command, source.state, target.state)
+          const writes = mergeWrites(command, source, target, decision)
+          const results = yield* store.append(writes, {
+            eventId: options.eventId ?? randomEventId,
+            metadata: options.metadata
+          })
+          const written = (write: TicketWrite, i: number): TicketWritten => ({
+            ticketId: write.ticketId,
+            previous: write.before.state,
+            events: write.events,
+            state: write.after,
+            version: results[i]!.version,
+            append: results[i]!
+          })
+          return { source: written(writes[0], 0), target: written(writes[1], 1) }
+        })
+      )
+      .pipe(
+        retryConflicts(options),
+        Effect.withSpan("Ticket.runMerge", {
+          attributes: { sourceTicketId: command.sourceTicketId, targetTicketId: command.targetTicketId }
+        })
+      )
+  })
+
+/** Options of {@link executeTicketCommand} and {@link executeMerge}. */
+export type ExecuteOptions = PipelineOptions
+
+/**
+ * Runs one command through {@link runTicketCommands} on the context's `EventStore` (a {@link TicketStore} that
+ * folds the whole stream per load): for other services and tests that bring only the port.
  */
 export const executeTicketCommand = (
   command: TicketCommand,
   options: ExecuteOptions = {}
-): Effect.Effect<HandledCommand, TicketError | EventDecodeError | StreamVersionConflict | StreamClosed, EventStore> =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    const recorded = yield* store.readStream(ticketStreamId(command.ticketId))
-    const handled = yield* handleTicketCommand(recorded, command, options.eventId ?? randomEventId, options.metadata)
-    if (handled.append !== null) yield* store.append([handled.append])
-    return handled
+): Effect.Effect<
+  HandledCommandOutcome,
+  TicketError | EventDecodeError | StreamVersionConflict | StreamClosed,
+  EventStore
+> =>
+  runTicketCommands({
+    ...options,
+    ticketId: command.ticketId,
+    plan: () => Effect.succeed({ commands: [command], result: undefined })
   }).pipe(
-    Effect.retry({ schedule: options.retry ?? defaultConflictRetry, while: (e) => e._tag === "StreamVersionConflict" }),
-    Effect.withSpan("Ticket.execute", { attributes: { command: command._tag, ticketId: command.ticketId } })
+    Effect.map(({ events, state, append }) => ({ events, state, append })),
+    provideTicketStoreFromEventStore
   )
 
-/** Runs a merge against the `EventStore`: both streams in one atomic append, retried on conflicts. */
+/** What {@link executeTicketCommand} answers: the events appended and the state after them. */
+export interface HandledCommandOutcome {
+  readonly events: ReadonlyArray<TicketEvent>
+  readonly state: TicketState
+  readonly append: AppendResult | null
+}
+
+/** Runs a merge through {@link runTicketMerge} on the context's `EventStore`. */
 export const executeMerge = (
   command: MergeTickets,
   options: ExecuteOptions = {}
-): Effect.Effect<HandledMerge, MergeError | EventDecodeError | StreamVersionConflict | StreamClosed, EventStore> =>
-  Effect.gen(function* () {
-    const store = yield* EventStore
-    const source = yield* store.readStream(ticketStreamId(command.sourceTicketId))
-    const target = yield* store.readStream(ticketStreamId(command.targetTicketId))
-    const handled = yield* handleMerge(source, target, command, options.eventId ?? randomEventId, options.metadata)
-    yield* store.append(handled.appends)
-    return handled
-  }).pipe(
-    Effect.retry({ schedule: options.retry ?? defaultConflictRetry, while: (e) => e._tag === "StreamVersionConflict" }),
-    Effect.withSpan("Ticket.merge", {
-      attributes: { sourceTicketId: command.sourceTicketId, targetTicketId: command.targetTicketId }
-    })
-  )
+): Effect.Effect<MergeOutcome, MergeError | EventDecodeError | StreamVersionConflict | StreamClosed, EventStore> =>
+  runTicketMerge({ ...options, command }).pipe(provideTicketStoreFromEventStore)

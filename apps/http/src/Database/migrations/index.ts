@@ -16,6 +16,7 @@ import timers from "./0071_timers.js"
 import csatSurveys from "./0072_csat_surveys.js"
 import redactSentSurveyLinks from "./0073_redact_sent_survey_links.js"
 import authChangedNotifications from "./0081_auth_changed_notifications.js"
+import ticketSnapshots from "./0082_ticket_snapshots.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -37,5 +38,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0071_timers": timers,
   "0072_csat_surveys": csatSurveys,
   "0073_redact_sent_survey_links": redactSentSurveyLinks,
-  "0081_auth_changed_notifications": authChangedNotifications
+  "0081_auth_changed_notifications": authChangedNotifications,
+  "0082_ticket_snapshots": ticketSnapshots
 }

@@ -1,0 +1,160 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { EventStore, loadTicket, TICKET_STATE_VERSION, ticketStreamId } from "@helpdesk/domain"
+import { Effect, Either, Layer } from "effect"
+import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
+import { PostgresTicketStore } from "../src/EventStore/PostgresTicketStore.js"
+import { TicketReadModelsLive, toJsonValue } from "../src/EventStore/TicketProjection.js"
+import { SNAPSHOT_EVERY } from "../src/EventStore/TicketSnapshot.js"
+import { testAppLive } from "./support/TestApp.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
+import { organization, postMessage, readTicket, ticket } from "./TicketsSupport.js"
+
+/** A ticket store of its own (an empty in-memory cache) on the test's database, as another replica has. */
+const otherReplica = PostgresTicketStore.Default.pipe(
+  Layer.provideMerge(PostgresEventStoreLive),
+  Layer.provide(TicketReadModelsLive)
+)
+
+/** The ticket folded from every stored event, as JSON (instants as ISO text). */
+const fullFold = (ticketId: number) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const loaded = Either.getOrThrow(loadTicket(yield* store.readStream(ticketStreamId(ticketId))))
+    return { version: loaded.version, state: toJsonValue(loaded.state) }
+  })
+
+const streamVersion = (ticketId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ version: string }>`SELECT version FROM hd_streams WHERE stream_id = ${ticketStreamId(ticketId)}`.pipe(
+      Effect.map((rows) => Number(rows[0]!.version))
+    )
+  ).pipe(Effect.orDie)
+
+const snapshotOf = (ticketId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ version: string; schemaVersion: number }>`
+      SELECT version, schema_version FROM hd_ticket_snapshots WHERE stream_id = ${ticketStreamId(ticketId)}`.pipe(
+      Effect.map((rows) =>
+        rows[0] === undefined ? null : { version: Number(rows[0].version), schemaVersion: rows[0].schemaVersion }
+      )
+    )
+  ).pipe(Effect.orDie)
+
+/** Loads the ticket as a write does (in a transaction, holding the stream's lock until it ends). */
+const loadForWrite = (ticketId: number) =>
+  Effect.flatMap(PostgresTicketStore, (store) =>
+    store.transaction(store.load(ticketId)).pipe(
+      Effect.map((loaded) => ({
+        source: loaded.source,
+        eventsRead: loaded.eventsRead,
+        version: loaded.version,
+        state: toJsonValue(loaded.state)
+      }))
+    )
+  )
+
+// As the service runs: on PGlite one connection (its one session serves one transaction at a time).
+const TestAppLive = testAppLive({}, { connections: usesRealPostgres ? 20 : 1 })
+
+layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline", (it) => {
+  it.effect("50 replies posted at once to one ticket all answer 201; each is stored once, none lost", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const before = yield* streamVersion(t.id)
+      const responses = yield* Effect.forEach(
+        Array.from({ length: 50 }, (_, i) => i),
+        (i) => postMessage(org, t.id, { content: `Reply ${i}`, is_visible_to_customer: i % 2 === 0 }),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(
+        responses.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.text}`),
+        [],
+        "every reply is accepted"
+      )
+      const ids = new Set(responses.map((r) => r.body.id as number))
+      assert.strictEqual(ids.size, 50)
+
+      const sql = yield* SqlClient.SqlClient
+      const added = yield* sql<{ content: string }>`
+        SELECT data->'message'->>'content' AS content FROM hd_events
+        WHERE stream_id = ${ticketStreamId(t.id)} AND event_type = 'MessageAdded'`
+      assert.deepStrictEqual(
+        added.map((row) => row.content).sort(),
+        Array.from({ length: 50 }, (_, i) => `Reply ${i}`).sort(),
+        "one MessageAdded per reply"
+      )
+      const rows = yield* sql<{
+        messageId: string
+      }>`SELECT message_id FROM hd_ticket_messages WHERE ticket_id = ${t.id}`
+      assert.deepStrictEqual(new Set(rows.map((r) => Number(r.messageId))), ids, "one message row per reply")
+      const after = yield* streamVersion(t.id)
+      const positions = yield* sql<{ n: string; max: string }>`
+        SELECT count(*) AS n, max(stream_position) AS max FROM hd_events WHERE stream_id = ${ticketStreamId(t.id)}`
+      assert.strictEqual(Number(positions[0]!.n), after, "stream positions are contiguous")
+      assert.isAtLeast(after - before, 50)
+      const read = yield* readTicket(org, t.id)
+      assert.strictEqual(read.status, 200)
+      assert.strictEqual((yield* fullFold(t.id)).version, after)
+    }).pipe(Effect.provide(otherReplica))
+  )
+
+  it.effect(
+    "a write loads the ticket's snapshot and only the events after it; without the snapshot, the same state",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        const t = yield* ticket(org)
+        for (let i = 0; i < SNAPSHOT_EVERY + 8; i++) {
+          const response = yield* postMessage(org, t.id, { content: `Note ${i}`, is_visible_to_customer: false })
+          assert.strictEqual(response.status, 201, response.text)
+        }
+        const version = yield* streamVersion(t.id)
+        const snapshot = yield* snapshotOf(t.id)
+        assert.isNotNull(snapshot, "the projection wrote a snapshot in the append transaction")
+        assert.strictEqual(snapshot!.schemaVersion, TICKET_STATE_VERSION)
+        assert.isAtMost(snapshot!.version, version)
+        assert.isBelow(version - snapshot!.version, SNAPSHOT_EVERY, "the snapshot keeps up with the stream")
+        const full = yield* fullFold(t.id)
+
+        // A replica without the ticket in memory: the snapshot plus the events after it.
+        const fromSnapshot = yield* loadForWrite(t.id)
+        assert.strictEqual(fromSnapshot.source, "snapshot")
+        assert.strictEqual(fromSnapshot.eventsRead, version - snapshot!.version)
+        assert.strictEqual(fromSnapshot.version, version)
+        assert.deepStrictEqual(fromSnapshot.state, full.state)
+
+        // The same replica again: what it folded, and no event (none was written since).
+        const again = yield* loadForWrite(t.id)
+        assert.deepStrictEqual([again.source, again.eventsRead], ["cache", 0])
+        assert.deepStrictEqual(again.state, full.state)
+
+        // Another replica writes: this one reads only that write's events.
+        assert.strictEqual(
+          (yield* postMessage(org, t.id, { content: "One more", is_visible_to_customer: false })).status,
+          201
+        )
+        const tail = yield* loadForWrite(t.id)
+        assert.strictEqual(tail.source, "cache")
+        assert.strictEqual(tail.eventsRead, (yield* streamVersion(t.id)) - version)
+        assert.deepStrictEqual(tail.state, (yield* fullFold(t.id)).state)
+
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* PostgresTicketStore
+        // A snapshot of another state version is ignored: the stream is folded from its start.
+        yield* sql`UPDATE hd_ticket_snapshots SET schema_version = ${TICKET_STATE_VERSION + 1} WHERE stream_id = ${ticketStreamId(t.id)}`
+        yield* store.forget
+        const stale = yield* loadForWrite(t.id)
+        assert.strictEqual(stale.source, "stream")
+        assert.deepStrictEqual(stale.state, (yield* fullFold(t.id)).state)
+
+        // Without its snapshot, the same state from the events alone.
+        yield* sql`DELETE FROM hd_ticket_snapshots WHERE stream_id = ${ticketStreamId(t.id)}`
+        yield* store.forget
+        const folded = yield* loadForWrite(t.id)
+        assert.deepStrictEqual([folded.source, folded.eventsRead], ["stream", yield* streamVersion(t.id)])
+        assert.deepStrictEqual(folded.state, (yield* fullFold(t.id)).state)
+      }).pipe(Effect.provide(otherReplica))
+  )
+})
