@@ -54,7 +54,7 @@ const eventually = (org: TicketOrg, id: number, done: (ticket: any) => boolean) 
  * The answer to `request` once it has `status`, polled for at most 1 s: the command line is another process, whose
  * changes reach the server's cache of callers within a second (decision 0658).
  */
-const withinASecond = <E, R>(request: Effect.Effect<{ readonly status: number }, E, R>, status: number) =>
+const withinASecond = <A extends { readonly status: number }, E, R>(request: Effect.Effect<A, E, R>, status: number) =>
   request.pipe(
     Effect.filterOrFail((response) => response.status === status),
     Effect.retry({ schedule: Schedule.spaced("50 millis") }),
