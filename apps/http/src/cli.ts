@@ -1,11 +1,18 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Console, Effect, Layer, Logger } from "effect"
-import { CliDatabase, CliError, runCli } from "./Cli/Commands.js"
+import { Cause, Console, Effect, Layer } from "effect"
+import { CliDatabase, CliError } from "./Cli/Commands.js"
+import { LoggerLive } from "./Cli/Logging.js"
 import { OutputLive } from "./Cli/Output.js"
+import { logDestinationOf, runHelpdesk } from "./Cli/Run.js"
 import { DatabaseLive } from "./Database/Database.js"
 
 /** The `helpdesk` bin (`bin/helpdesk.js` imports the compiled file). */
-runCli(process.argv).pipe(
+runHelpdesk(process.argv).pipe(
+  Effect.flatMap((code) =>
+    Effect.sync(() => {
+      if (code !== 0) process.exitCode = code
+    })
+  ),
   Effect.catchIf(
     (error): error is CliError => error instanceof CliError,
     (error) => Console.error(`Error: ${error.message}`).pipe(Effect.zipRight(Effect.sync(() => (process.exitCode = 1))))
@@ -18,8 +25,8 @@ runCli(process.argv).pipe(
       NodeContext.layer,
       OutputLive,
       Layer.succeed(CliDatabase, DatabaseLive),
-      // Logs go to stderr so that stdout carries only results (JSON when piped).
-      Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))
+      // One-shot commands log on stderr, so that stdout carries only results; `serve` and `worker` on stdout.
+      LoggerLive(logDestinationOf(process.argv))
     )
   ),
   (program) => NodeRuntime.runMain(program, { disablePrettyLogger: true })

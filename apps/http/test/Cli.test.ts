@@ -5,8 +5,11 @@ import { NodeContext } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer, Schedule } from "effect"
-import { CliDatabase, CliError, runCli } from "../src/Cli/Commands.js"
+import { CliDatabase, CliError, CliUnmigratedDatabase, runCli } from "../src/Cli/Commands.js"
 import { Output } from "../src/Cli/Output.js"
+import { runHelpdesk } from "../src/Cli/Run.js"
+import { type Colors, colorsOn } from "../src/Cli/Terminal.js"
+import { migrations } from "../src/Database/migrations/index.js"
 import type * as PgPool from "../src/Database/PgPool.js"
 import { get, patch, post, TestAppLive } from "./support/TestApp.js"
 import { organization, readTicket, type TicketOrg, ticket, ticketPath } from "./TicketsSupport.js"
@@ -21,12 +24,48 @@ const helpdesk = (...args: ReadonlyArray<string>) =>
     })
     const result = yield* runCli(["node", "helpdesk", ...args]).pipe(
       Effect.provide(
-        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeedContext(database)))
+        Layer.mergeAll(
+          NodeContext.layer,
+          output,
+          Layer.succeed(CliDatabase, Layer.succeedContext(database)),
+          Layer.succeed(CliUnmigratedDatabase, Layer.succeedContext(database))
+        )
       ),
       Effect.either
     )
     return { printed, result }
   })
+
+const PIPED: Colors = { stdout: false, stderr: false }
+
+/**
+ * Runs `helpdesk <args>` as the bin does (exit code, one-line errors), with `colors` as a pipe or a terminal
+ * would give; returns the exit code and the text written to stdout and stderr (results are JSON lines there).
+ */
+const helpdeskProcess = (args: ReadonlyArray<string>, colors: Colors = PIPED) =>
+  Effect.gen(function* () {
+    const database = yield* Effect.context<SqlClient.SqlClient | PgPool.PgPool>()
+    const console = yield* Effect.console
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const text = (parts: ReadonlyArray<unknown>) => `${parts.map(String).join(" ")}\n`
+    const output = Layer.succeed(Output, {
+      result: (value) => Effect.sync(() => void stdout.push(`${JSON.stringify(value)}\n`))
+    })
+    const code = yield* runHelpdesk(["node", "helpdesk", ...args], colors).pipe(
+      Effect.withConsole({
+        ...console,
+        log: (...parts) => Effect.sync(() => void stdout.push(text(parts))),
+        error: (...parts) => Effect.sync(() => void stderr.push(text(parts)))
+      }),
+      Effect.provide(
+        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(CliDatabase, Layer.succeedContext(database)))
+      )
+    )
+    return { code, stdout: stdout.join(""), stderr: stderr.join("") }
+  })
+
+const lines = (text: string) => text.split("\n").filter((line) => line !== "")
 
 // biome-ignore lint/suspicious/noExplicitAny: the printed JSON is read field by field
 const only = (printed: ReadonlyArray<Record<string, unknown>>): any => {
@@ -196,6 +235,131 @@ layer(TestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
       )
       yield* Fiber.interrupt(running)
       fs.rmSync(dataDir, { recursive: true, force: true })
+    })
+  )
+
+  it.effect("help and errors carry no ANSI colours on a pipe, nor on a terminal with NO_COLOR set", () =>
+    Effect.gen(function* () {
+      const piped = yield* helpdeskProcess(["--help"])
+      assert.strictEqual(piped.code, 0)
+      assert.include(piped.stdout, "USAGE")
+      assert.include(piped.stdout, "org")
+      assert.notInclude(piped.stdout, "\x1b[")
+      const refused = yield* helpdeskProcess(["org", "create"])
+      assert.notInclude(refused.stderr, "\x1b[")
+      // On a terminal the help is coloured: the library always renders ANSI, so only this CLI takes it out.
+      const terminal = yield* helpdeskProcess(["--help"], { stdout: true, stderr: true })
+      assert.include(terminal.stdout, "\x1b[")
+      // NO_COLOR (any non-empty value) turns colours off even on a terminal.
+      assert.isTrue(colorsOn({ isTTY: true }, {}))
+      assert.isFalse(colorsOn({ isTTY: true }, { NO_COLOR: "1" }))
+      assert.isTrue(colorsOn({ isTTY: true }, { NO_COLOR: "" }))
+      assert.isFalse(colorsOn({ isTTY: false }, {}))
+      assert.isFalse(colorsOn({ isTTY: undefined }, {}))
+    })
+  )
+
+  it.effect("a command line it cannot run: one line on stderr pointing at --help, exit code 2", () =>
+    Effect.gen(function* () {
+      const missing = yield* helpdeskProcess(["org", "create", "--owner-email", "a@example.com"])
+      assert.deepStrictEqual(
+        { code: missing.code, stderr: lines(missing.stderr), stdout: missing.stdout },
+        { code: 2, stderr: ["Error: missing --name (see helpdesk org create --help)"], stdout: "" }
+      )
+      for (const args of [
+        ["bogus"],
+        ["org"],
+        ["token", "create", "--org"],
+        ["user", "add", "--org", "x", "--email", "a@example.com", "--role", "king"],
+        ["org", "create", "--name", "A", "--owner-email", "a@example.com", "extra"],
+        []
+      ]) {
+        const run = yield* helpdeskProcess(args)
+        assert.strictEqual(run.code, 2, `${args.join(" ")}: ${run.stderr}`)
+        assert.lengthOf(lines(run.stderr), 1, run.stderr)
+        assert.match(run.stderr, /^Error: .+ \(see helpdesk[a-z ]* --help\)\n$/)
+        assert.notInclude(run.stderr, "_tag")
+      }
+      assert.strictEqual(
+        (yield* helpdeskProcess(["org"])).stderr,
+        "Error: missing subcommand: create, list (see helpdesk org --help)\n"
+      )
+      // A refusal of what was asked (not of the command line) is exit code 1, in one line too.
+      const refusal = yield* helpdeskProcess(["org", "create", "--name", "A", "--owner-email", "nope"])
+      assert.deepStrictEqual(
+        { code: refusal.code, stderr: lines(refusal.stderr) },
+        { code: 1, stderr: ['Error: "nope" is not a valid e-mail address.'] }
+      )
+    })
+  )
+
+  it.effect("org list, user list and token list show what exists, never a token's secret", () =>
+    Effect.gen(function* () {
+      const created = only(
+        (yield* helpdesk("org", "create", "--name", "Lister", "--owner-email", "o@l.example")).printed
+      )
+      const org = created.organization.public_id as string
+      yield* helpdesk("user", "add", "--org", org, "--email", "m@l.example", "--role", "admin")
+      const personal = only((yield* helpdesk("token", "create", "--org", org, "--user", "m@l.example")).printed)
+      const integration = only(
+        (yield* helpdesk("token", "create", "--org", org, "--integration", "--name", "ci")).printed
+      )
+      yield* helpdesk("token", "revoke", String(integration.id))
+      const secrets = [created.token.token, personal.token, integration.token]
+
+      const orgs = only((yield* helpdesk("org", "list")).printed).organizations
+      assert.deepInclude(
+        orgs.map((o: { public_id: string; name: string; members: number }) => ({
+          public_id: o.public_id,
+          name: o.name,
+          members: o.members
+        })),
+        { public_id: org, name: "Lister", members: 2 }
+      )
+
+      const users = only((yield* helpdesk("user", "list", "--org", org)).printed).users
+      assert.deepStrictEqual(
+        users.map((u: { email: string; memberships: unknown }) => [u.email, u.memberships]),
+        [
+          ["m@l.example", [{ organization: org, role: "admin" }]],
+          ["o@l.example", [{ organization: org, role: "owner" }]]
+        ]
+      )
+      assert.isAtLeast(only((yield* helpdesk("user", "list")).printed).users.length, 2)
+
+      const listed = only((yield* helpdesk("token", "list", "--org", org)).printed)
+      assert.deepStrictEqual(
+        listed.tokens.map((t: { id: number }) => t.id),
+        [created.token.id, personal.id, integration.id]
+      )
+      const revoked = listed.tokens.find((t: { id: number }) => t.id === integration.id)
+      assert.deepInclude(revoked, { kind: "integration", name: "ci", organization: org, user: null })
+      assert.strictEqual(revoked.prefix, `${integration.token.slice(0, 11)}…`)
+      assert.isString(revoked.created_at)
+      assert.isString(revoked.revoked_at)
+      const mine = only((yield* helpdesk("token", "list", "--user", "M@l.example")).printed)
+      assert.deepStrictEqual(
+        mine.tokens.map((t: { id: number; user: string; revoked_at: null }) => [t.id, t.user, t.revoked_at]),
+        [[personal.id, "m@l.example", null]]
+      )
+      const everything = JSON.stringify([listed, mine, only((yield* helpdesk("token", "list")).printed)])
+      for (const secret of secrets) assert.notInclude(everything, secret.slice(11))
+      const both = yield* helpdeskProcess(["token", "list", "--org", org, "--user", "m@l.example"])
+      assert.strictEqual(both.code, 2)
+      assert.strictEqual(both.stderr, "Error: give at most one of --org or --user (see helpdesk token list --help)\n")
+    })
+  )
+
+  it.effect("migrate --status lists the applied migrations and none pending on a migrated database", () =>
+    Effect.gen(function* () {
+      const status = only((yield* helpdesk("migrate", "--status")).printed)
+      const names = Object.keys(migrations)
+      assert.deepStrictEqual(
+        status.applied.map((m: { id: number; name: string }) => `${String(m.id).padStart(4, "0")}_${m.name}`),
+        names
+      )
+      for (const migration of status.applied) assert.isString(migration.applied_at)
+      assert.deepStrictEqual(status.pending, [])
     })
   )
 })

@@ -3,13 +3,17 @@ import { SqlClient } from "@effect/sql"
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { MEMBER_ROLES } from "../Auth/CurrentCaller.js"
 import { type IssuedToken, Tokens } from "../Auth/Tokens.js"
+import { PgLive } from "../Database/Database.js"
 import type * as PgPool from "../Database/PgPool.js"
 import { createDemo } from "../Demo/Demo.js"
 import { isEmail } from "../Http/Fields.js"
+import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { ServerLive, ServicesLive, WorkersLive } from "../Server.js"
+import { TicketServicesLive } from "../Tickets/TicketServices.js"
 import { Memberships } from "../Users/Memberships.js"
 import { Users } from "../Users/Users.js"
+import { listOrganizations, listTokens, listUsers, migrationStatus } from "./Listings.js"
 import { Output } from "./Output.js"
 
 /**
@@ -21,8 +25,20 @@ export class CliDatabase extends Context.Tag("@helpdesk/http/Cli/CliDatabase")<
   Layer.Layer<SqlClient.SqlClient | PgPool.PgPool, unknown>
 >() {}
 
+/**
+ * The database `migrate --status` reads, without running any migration (the CLI's default: the SQL client of
+ * `DATABASE_URL` or the embedded database; tests provide their test database).
+ */
+export class CliUnmigratedDatabase extends Context.Reference<CliUnmigratedDatabase>()(
+  "@helpdesk/http/Cli/CliUnmigratedDatabase",
+  { defaultValue: (): Layer.Layer<SqlClient.SqlClient, unknown> => PgLive }
+) {}
+
 /** A refusal the CLI reports as a one-line error (exit code 1), not a stack trace. */
 export class CliError extends Schema.TaggedError<CliError>()("CliError", { message: Schema.String }) {}
+
+/** A command line the CLI cannot run (exit code 2), reported in one line pointing at the command's `--help`. */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", { message: Schema.String }) {}
 
 type Services = Tokens | Users | Memberships | Organizations | SqlClient.SqlClient | PgPool.PgPool
 
@@ -102,13 +118,33 @@ const worker = Command.make("worker", {}, () =>
   )
 )
 
-const migrate = Command.make("migrate", {}, () =>
-  Effect.gen(function* () {
-    const database = yield* CliDatabase
-    yield* Effect.provide(Effect.void, database)
-    yield* (yield* Output).result({ migrated: true }, "Database migrated.")
-  })
-).pipe(Command.withDescription("Run pending database migrations."))
+const migrate = Command.make(
+  "migrate",
+  {
+    status: Options.boolean("status").pipe(
+      Options.withDescription("Only list the applied and the pending migrations; run none.")
+    )
+  },
+  ({ status }) =>
+    Effect.gen(function* () {
+      const output = yield* Output
+      if (status) {
+        const found = yield* migrationStatus.pipe(Effect.provide(yield* CliUnmigratedDatabase))
+        return yield* output.result(
+          found,
+          [
+            `Applied (${found.applied.length}):`,
+            ...found.applied.map((m) => `  ${m.id} ${m.name}  ${m.applied_at}`),
+            `Pending (${found.pending.length}):`,
+            ...found.pending.map((m) => `  ${m.id} ${m.name}`)
+          ].join("\n")
+        )
+      }
+      const database = yield* CliDatabase
+      yield* Effect.provide(Effect.void, database)
+      yield* output.result({ migrated: true }, "Database migrated.")
+    })
+).pipe(Command.withDescription("Run pending database migrations (or, with --status, list them)."))
 
 const orgCreate = Command.make(
   "create",
@@ -127,6 +163,7 @@ const orgCreate = Command.make(
         const owner = yield* (yield* Users).ensure(email, ownerName.trim())
         const organization = yield* (yield* Organizations).create({ name: trimmed, createdBy: owner.id })
         const token = yield* (yield* Tokens).issuePersonal(owner.id, "cli")
+        const baseUrl = yield* publicBaseUrl
         yield* (yield* Output).result(
           {
             organization,
@@ -137,7 +174,7 @@ const orgCreate = Command.make(
             `Organization "${organization.name}" created: ${organization.public_id}`,
             `Owner: ${owner.email}`,
             `Personal token (shown once): ${token.token}`,
-            `Try: curl -H "X-Service-Token: ${token.token}" http://127.0.0.1:3000/organizations/`
+            `Try: curl -H "X-Service-Token: ${token.token}" ${baseUrl}/organizations/`
           ].join("\n")
         )
       })
@@ -233,30 +270,150 @@ const demo = Command.make(
     Effect.gen(function* () {
       const email = yield* requireEmail(ownerEmail)
       const database = yield* CliDatabase
-      const created = yield* createDemo({ ownerEmail: email, name }).pipe(
-        Effect.provide(ServicesLive.pipe(Layer.provideMerge(database)))
+      const baseUrl = yield* publicBaseUrl
+      const created = yield* createDemo({ ownerEmail: email, name, baseUrl }).pipe(
+        Effect.provide(TicketServicesLive.pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(database)))
       )
       yield* (yield* Output).result(
         created,
-        `Demo organization "${created.organization.name}" (${created.organization.public_id}) created.\nToken: ${created.token}\nTry: ${created.try}`
+        [
+          `Demo organization "${created.organization.name}" (${created.organization.public_id}) created, with ${created.tickets.length} tickets.`,
+          `Personal token (shown once): ${created.token.token}`,
+          `Try: ${created.try}`
+        ].join("\n")
       )
     })
 ).pipe(
   Command.withDescription(
-    "Create a demo organization (inboxes, customers, tags, business hours, preset filters, a help-center tree) and print a token to try it with."
+    "Create a demo organization (inboxes, customers, tickets, tags, business hours, preset filters, a help-center tree) and print a token to try it with."
   )
 )
 
+const orgList = Command.make("list", {}, () =>
+  withServices(
+    Effect.gen(function* () {
+      const organizations = yield* listOrganizations
+      yield* (yield* Output).result(
+        { organizations },
+        organizations.length === 0
+          ? "No organizations yet."
+          : organizations.map((o) => `${o.public_id}  ${o.name}  (${o.members} members)`).join("\n")
+      )
+    })
+  )
+).pipe(Command.withDescription("List the organizations: public id, name, members, creation time."))
+
+const userList = Command.make(
+  "list",
+  {
+    org: Options.optional(Options.text("org")).pipe(
+      Options.withDescription("Only the members of this organization (its public id), with their role.")
+    )
+  },
+  ({ org }) =>
+    withServices(
+      Effect.gen(function* () {
+        const organizationId = Option.isSome(org) ? Option.some(yield* findOrganization(org.value)) : Option.none()
+        const users = yield* listUsers(organizationId)
+        yield* (yield* Output).result(
+          { users },
+          users.length === 0
+            ? "No users."
+            : users
+                .map(
+                  (u) => `${u.email}  ${u.name}  ${u.memberships.map((m) => `${m.organization}:${m.role}`).join(" ")}`
+                )
+                .join("\n")
+        )
+      })
+    )
+).pipe(Command.withDescription("List the users and their memberships (of one organization with --org)."))
+
+const tokenList = Command.make(
+  "list",
+  {
+    org: Options.optional(Options.text("org")).pipe(
+      Options.withDescription(
+        "Only tokens that act in this organization: its integration tokens and its members' personal ones."
+      )
+    ),
+    user: Options.optional(Options.text("user")).pipe(
+      Options.withDescription("Only this user's personal tokens (e-mail).")
+    )
+  },
+  ({ org, user }) =>
+    withServices(
+      Effect.gen(function* () {
+        if (Option.isSome(org) && Option.isSome(user))
+          return yield* new UsageError({ message: "give at most one of --org or --user" })
+        const filter = Option.isSome(org)
+          ? ({ _tag: "Organization", id: yield* findOrganization(org.value) } as const)
+          : Option.isSome(user)
+            ? ({ _tag: "User", email: user.value.trim().toLowerCase() } as const)
+            : ({ _tag: "All" } as const)
+        const tokens = yield* listTokens(filter)
+        yield* (yield* Output).result(
+          { tokens },
+          tokens.length === 0
+            ? "No tokens."
+            : tokens
+                .map(
+                  (t) =>
+                    `${t.id}  ${t.prefix}  ${t.kind}  ${t.user ?? t.organization ?? ""}  ${t.name}  created ${t.created_at}${t.revoked_at === null ? "" : `  revoked ${t.revoked_at}`}`
+                )
+                .join("\n")
+        )
+      })
+    )
+).pipe(
+  Command.withDescription("List tokens without their secrets: id, prefix, kind, owner, name, created and revoked.")
+)
+
+/** A group of subcommands: run alone, it is a usage error naming them. */
+const group = <const Name extends string>(name: Name, description: string, subcommands: ReadonlyArray<string>) =>
+  Command.make(name, {}, () =>
+    Effect.fail(new UsageError({ message: `missing subcommand: ${subcommands.join(", ")}` }))
+  ).pipe(Command.withDescription(description))
+
+/**
+ * The commands, as paths of names: a usage error points at the `--help` of the longest one its command line
+ * starts with.
+ */
+export const COMMAND_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
+  ["serve"],
+  ["worker"],
+  ["migrate"],
+  ["org", "create"],
+  ["org", "list"],
+  ["org"],
+  ["user", "add"],
+  ["user", "list"],
+  ["user"],
+  ["token", "create"],
+  ["token", "list"],
+  ["token", "revoke"],
+  ["token"],
+  ["demo"]
+]
+
 /** The `helpdesk` command. */
-export const helpdesk = Command.make("helpdesk").pipe(
+export const helpdesk = Command.make("helpdesk", {}, () =>
+  Effect.fail(new UsageError({ message: "missing command" }))
+).pipe(
   Command.withDescription("Helpdesk service and administration."),
   Command.withSubcommands([
     serve,
     worker,
     migrate,
-    Command.make("org").pipe(Command.withSubcommands([orgCreate])),
-    Command.make("user").pipe(Command.withSubcommands([userAdd])),
-    Command.make("token").pipe(Command.withSubcommands([tokenCreate, tokenRevoke])),
+    group("org", "Organizations: create one with its owner, list them.", ["create", "list"]).pipe(
+      Command.withSubcommands([orgCreate, orgList])
+    ),
+    group("user", "Users: add one to an organization (or change their role), list them.", ["add", "list"]).pipe(
+      Command.withSubcommands([userAdd, userList])
+    ),
+    group("token", "API tokens: create, list (never their secrets) and revoke.", ["create", "list", "revoke"]).pipe(
+      Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])
+    ),
     demo
   ])
 )

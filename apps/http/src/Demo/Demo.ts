@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import type { Caller } from "../Auth/CurrentCaller.js"
 import { Tokens } from "../Auth/Tokens.js"
 import { BusinessHours } from "../BusinessHours/BusinessHours.js"
 import { BusinessHoursExceptions } from "../BusinessHours/BusinessHoursExceptions.js"
@@ -15,6 +16,7 @@ import { EMPTY_CRITERIA } from "../PresetFilters/Criteria.js"
 import { PresetFilters } from "../PresetFilters/PresetFilters.js"
 import { TagCreate } from "../Tags/Tag.js"
 import { Tags } from "../Tags/Tags.js"
+import { TicketCommands } from "../Tickets/TicketCommands.js"
 import { Users } from "../Users/Users.js"
 
 // Demo data goes through the same body schemas as the API, so it is exactly what a client could create.
@@ -26,11 +28,94 @@ const CUSTOMERS = [
   { name: "Alan Turing", email: "alan@example.com" }
 ]
 
+// Conversations to look at: what a customer wrote in, and the replies (or internal notes) of the owner.
+const TICKETS = [
+  {
+    customer: 0,
+    subject: "Cannot log in since the update",
+    description: "Hi, since yesterday's update the login page says my password is wrong. I did not change it.",
+    priority: "high",
+    replies: [
+      { role: "associate", content: "Sorry about that! Could you try resetting your password from the login page?" },
+      { role: "customer", content: "That worked, thank you. Still odd that it happened." }
+    ]
+  },
+  {
+    customer: 1,
+    subject: "Invoice for October is missing",
+    description: "Our accounting cannot find the October invoice. Could you send it again?",
+    priority: "medium",
+    replies: [{ role: "associate", content: "Checking with billing: the invoice run failed on the 1st.", note: true }]
+  },
+  {
+    customer: 2,
+    subject: "Feature request: export tickets as CSV",
+    description: "It would help our weekly report to export the ticket list as a CSV file.",
+    priority: "low",
+    replies: []
+  }
+] as const
+
+/**
+ * Demo tickets and their messages, written through the same ticket commands as the API, as the customer and as the
+ * owner (`caller`): a customer's ticket creates no mail of its own, and the owner's answer is one reply.
+ */
+const createTickets = (organizationId: number, caller: Caller, customerIds: ReadonlyArray<number>, inboxId: number) =>
+  Effect.gen(function* () {
+    const commands = yield* TicketCommands
+    const ids: Array<number> = []
+    for (const ticket of TICKETS) {
+      const created = yield* commands.create({
+        organizationId,
+        caller,
+        createdByRole: "customer",
+        subject: ticket.subject,
+        description: ticket.description,
+        descriptionHtml: "",
+        kind: "text",
+        inboxId,
+        customer: { _tag: "ById", id: customerIds[ticket.customer]! },
+        origin: "email",
+        channel: { type: "email", connectionId: null },
+        externalRecipientEmails: [],
+        bccRecipientEmails: [],
+        tagIds: [],
+        priority: ticket.priority,
+        assigneeId: null,
+        attachmentIds: []
+      })
+      for (const reply of ticket.replies)
+        yield* commands.addMessage({
+          organizationId,
+          caller,
+          ticketId: created.id,
+          role: reply.role,
+          content: reply.content,
+          contentHtml: "",
+          isVisibleToCustomer: !("note" in reply && reply.note),
+          externalRecipientEmails: null,
+          bccRecipientEmails: null,
+          nextAssigneeId: null,
+          nextPriority: null,
+          nextAction: "",
+          attachmentIds: []
+        })
+      ids.push(created.id)
+    }
+    return ids
+  }).pipe(Effect.orDie)
+
 /**
  * Creates a demo organization to explore the API with: its owner and the owner's token, a default inbox and a
- * second one, customers, tags, business hours with a holiday, preset filters and a help-center tree.
+ * second one, customers, tags, business hours with a holiday, preset filters, a help-center tree and a few
+ * tickets with their conversations. `baseUrl` is where the service answers (for the `try` hint; default
+ * `http://127.0.0.1:3000`).
  */
-export const createDemo = (options: { readonly ownerEmail: string; readonly name?: string }) =>
+export const createDemo = (options: {
+  readonly ownerEmail: string
+  readonly name?: string
+  readonly baseUrl?: string
+}) =>
   Effect.gen(function* () {
     const owner = yield* (yield* Users).ensure(options.ownerEmail, "Demo Owner")
     const organization = yield* (yield* Organizations).create({
@@ -56,7 +141,9 @@ export const createDemo = (options: { readonly ownerEmail: string; readonly name
     )
 
     const customers = yield* Customers
-    for (const customer of CUSTOMERS) yield* customers.create(organizationId, yield* wire(CustomerCreate, customer))
+    const customerIds: Array<number> = []
+    for (const customer of CUSTOMERS)
+      customerIds.push((yield* customers.create(organizationId, yield* wire(CustomerCreate, customer))).id)
 
     const tags = yield* Tags
     for (const [name, color] of [
@@ -122,12 +209,21 @@ export const createDemo = (options: { readonly ownerEmail: string; readonly name
       yield* articles.create(organizationId, yield* wire(ArticleCreate, { collection, title, status }))
     }
 
+    const tickets = yield* createTickets(
+      organizationId,
+      { _tag: "Person", userId: owner.id, tokenId: token.id },
+      customerIds,
+      support.id
+    )
+
+    const baseUrl = options.baseUrl ?? "http://127.0.0.1:3000"
     return {
       organization: { id: organization.id, public_id: organization.public_id, name: organization.name },
       owner: { id: owner.id, email: owner.email },
-      token: token.token,
+      token: { id: token.id, kind: token.kind, token: token.token },
       inboxes: [support.id, billing.id],
+      tickets,
       business_hours: { timezone: hours.timezone, is_open_now: hours.is_open_now, next_open: hours.next_open },
-      try: `curl -H "X-Service-Token: ${token.token}" http://127.0.0.1:3000/organizations/${organization.public_id}/inboxes/`
+      try: `curl -H "X-Service-Token: ${token.token}" ${baseUrl}/organizations/${organization.public_id}/tickets/`
     }
   })

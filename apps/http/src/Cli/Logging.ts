@@ -1,0 +1,119 @@
+import { Cause, Config, Effect, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option } from "effect"
+import { redactUrl } from "../Http/Redaction.js"
+import { colorsOn } from "./Terminal.js"
+
+/**
+ * How the service's logs look (docs/decisions/0410-request-logs.md): `json`, one JSON object per line, for log
+ * collectors; `pretty`, for a person at a terminal.
+ */
+export type LogFormat = "json" | "pretty"
+
+/** Where log lines go: `stdout` for the long-running `serve` and `worker`, `stderr` for one-shot commands. */
+export type LogDestination = "stdout" | "stderr"
+
+const stream = (destination: LogDestination) => (destination === "stdout" ? process.stdout : process.stderr)
+
+const messageText = (message: unknown): string => {
+  const parts = Array.isArray(message) ? message : [message]
+  return parts.map((part) => (typeof part === "string" ? part : Inspectable.toStringUnknown(part, 0))).join(" ")
+}
+
+// Failure texts can quote the request's URL (and so a survey token or a download signature): decision 0805.
+const causeText = (cause: Cause.Cause<unknown>) => redactUrl(Cause.pretty(cause, { renderErrorCause: true }))
+
+/**
+ * One log record as one line of JSON: `time`, `level` (lower case), `message`, the annotations as fields
+ * (`request_id`, `method`, `path`, `status`, `duration_ms` on a request's line), `spans` in milliseconds, and
+ * `cause` with any URL secrets redacted. Nothing in it spans lines (JSON escapes the line breaks of a stack).
+ */
+export const jsonLine = (options: Logger.Logger.Options<unknown>): string => {
+  const line: Record<string, unknown> = {
+    time: options.date.toISOString(),
+    level: options.logLevel.label.toLowerCase(),
+    message: messageText(options.message)
+  }
+  for (const [key, value] of HashMap.toEntries(options.annotations))
+    if (!(key in line)) line[key] = typeof value === "bigint" ? String(value) : value
+  if (List.isCons(options.spans)) {
+    const now = options.date.getTime()
+    line.spans = Object.fromEntries([...options.spans].map((span) => [span.label, now - span.startTime]))
+  }
+  if (!Cause.isEmpty(options.cause)) line.cause = causeText(options.cause)
+  try {
+    return JSON.stringify(line)
+  } catch {
+    // An annotation JSON cannot hold (a cycle): the line still goes out, with that field as text.
+    return JSON.stringify(
+      Object.fromEntries(Object.entries(line).map(([k, v]) => [k, typeof v === "object" ? String(v) : v]))
+    )
+  }
+}
+
+const LEVEL_COLORS: Record<string, string> = {
+  FATAL: "35",
+  ERROR: "31",
+  WARN: "33",
+  INFO: "32",
+  DEBUG: "36",
+  TRACE: "90"
+}
+
+const shown = (value: unknown) => (typeof value === "string" ? value : Inspectable.toStringUnknown(value, 0))
+
+/**
+ * One log record for a person: `12:00:00.000 INFO message key=value …` (the level coloured when `colors`), then
+ * the cause, redacted and indented, on the lines after it.
+ */
+export const prettyLine = (options: Logger.Logger.Options<unknown>, colors = false): string => {
+  const level = options.logLevel.label
+  const color = LEVEL_COLORS[level]
+  let line = `${options.date.toISOString().slice(11, 23)} ${colors && color !== undefined ? `\x1b[${color}m${level}\x1b[0m` : level} ${messageText(options.message)}`
+  for (const [key, value] of HashMap.toEntries(options.annotations)) line += ` ${key}=${shown(value)}`
+  if (List.isCons(options.spans)) {
+    const now = options.date.getTime()
+    for (const span of options.spans) line += ` ${span.label}=${now - span.startTime}ms`
+  }
+  if (!Cause.isEmpty(options.cause)) line += `\n  ${causeText(options.cause).replace(/\n/g, "\n  ")}`
+  return line
+}
+
+/** A logger writing each record to `write` in `format`, ending with a line break (`pretty` coloured if `colors`). */
+export const lineLogger = (
+  format: LogFormat,
+  write: (line: string) => void,
+  colors = false
+): Logger.Logger<unknown, void> =>
+  Logger.make((options) => write(`${format === "json" ? jsonLine(options) : prettyLine(options, colors)}\n`))
+
+/** `LOG_FORMAT` (`json` or `pretty`; default `pretty` when `destination` is a terminal, else `json`). */
+export const logFormat = (destination: LogDestination) =>
+  Config.literal(
+    "json",
+    "pretty"
+  )("LOG_FORMAT").pipe(
+    Config.option,
+    Config.map(Option.getOrElse((): LogFormat => (stream(destination).isTTY ? "pretty" : "json")))
+  )
+
+/** `LOG_LEVEL` (`debug`, `info`, `warning`, `error`, …; default `info`). */
+export const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+
+/**
+ * The process's logger: every line to `destination` in the configured format (`LOG_FORMAT`), from the
+ * configured level up (`LOG_LEVEL`). A bad value of either stops the program with a configuration error.
+ */
+export const LoggerLive = (destination: LogDestination): Layer.Layer<never, unknown> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const format = yield* logFormat(destination)
+      const level = yield* logLevel
+      const out = stream(destination)
+      return Layer.merge(
+        Logger.replace(
+          Logger.defaultLogger,
+          lineLogger(format, (line) => void out.write(line), colorsOn(out))
+        ),
+        Logger.minimumLogLevel(level)
+      )
+    })
+  )
