@@ -26,7 +26,7 @@ import { createHttpServer } from "./Http/ParserErrors.js"
 import { baseUrlPolicy } from "./Http/PublicBaseUrl.js"
 import { QueryTextChecked } from "./Http/Query.js"
 import { RedactingTracerLive } from "./Http/Redaction.js"
-import { requestLogger } from "./Http/RequestLog.js"
+import { observeRequests } from "./Http/RequestLog.js"
 import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
 import { InboxesLive } from "./Inboxes/Http.js"
 import { Inboxes } from "./Inboxes/Inboxes.js"
@@ -117,7 +117,8 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
       HttpApiBuilder.serve((app) => {
         // CORS outermost: a preflight is answered before the path and method rules (decision 0406).
         const served = cors(origins)(wireConventions({ allowedMethods, baseUrl })(ticketRead(app)))
-        return options.logRequests ? requestLogger(served) : served
+        // A request id for every request, and its log line (decision 0410).
+        return observeRequests(options.logRequests === true)(served)
       })
     )
   ).pipe(

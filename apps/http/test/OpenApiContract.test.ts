@@ -78,7 +78,7 @@ describe("the OpenAPI document", () => {
     assert.deepInclude(ticket.bcc_recipient_emails.items, { type: "string", format: "email" })
   })
 
-  it("declares Location on 201s, WWW-Authenticate on 401s and X-Request-Id on 500s", () => {
+  it("declares Location on 201s, WWW-Authenticate on 401s and X-Request-Id on every answer", () => {
     const all = operations(spec)
     const created = all.filter(({ operation }) => operation.responses["201"] !== undefined)
     assert.isAbove(created.length, 10)
@@ -91,6 +91,8 @@ describe("the OpenAPI document", () => {
       if (unauthorized !== undefined)
         assert.property(unauthorized.headers ?? {}, "WWW-Authenticate", `${method} ${path}`)
       assert.property(operation.responses["500"]?.headers ?? {}, "X-Request-Id", `${method} ${path}`)
+      for (const [status, response] of Object.entries(operation.responses as Record<string, Json>))
+        assert.property(response.headers ?? {}, "X-Request-Id", `${method} ${path} ${status}`)
     }
   })
 

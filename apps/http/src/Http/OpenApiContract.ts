@@ -48,10 +48,10 @@ const WWW_AUTHENTICATE = header("The scheme to authenticate with: the `X-Service
   const: "X-Service-Token"
 })
 
-const X_REQUEST_ID = header("The id under which the service's log holds the cause (also `request_id` in the body).", {
-  type: "string",
-  format: "uuid"
-})
+const X_REQUEST_ID = header(
+  "The request's id, as in the service's log line for it (on a 500 also `request_id` in the body): the client's own `X-Request-Id` when it is 1 to 128 of `A-Z a-z 0-9 . _ -`, else a generated UUID.",
+  { type: "string", pattern: "^[A-Za-z0-9._-]{1,128}$" }
+)
 
 // Answers without the `Location` header: the CSAT answer is the survey page itself, not a new resource.
 const WITHOUT_LOCATION: ReadonlySet<string> = new Set(["csat.answer"])
@@ -67,8 +67,10 @@ export const documentContract = (spec: Record<string, any>): Record<string, any>
         created.headers = { ...created.headers, Location: LOCATION }
       if (responses["401"] !== undefined)
         responses["401"].headers = { ...responses["401"].headers, "WWW-Authenticate": WWW_AUTHENTICATE }
-      if (responses["500"] !== undefined)
-        responses["500"].headers = { ...responses["500"].headers, "X-Request-Id": X_REQUEST_ID }
+      // Every answer names its request (decision 0410).
+      for (const response of Object.values(responses) as Array<any>)
+        if (response !== null && typeof response === "object" && !("$ref" in response))
+          response.headers = { ...response.headers, "X-Request-Id": X_REQUEST_ID }
     }
   }
   for (const tag of (spec.tags ?? []) as Array<any>) {

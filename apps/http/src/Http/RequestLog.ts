@@ -1,27 +1,41 @@
 import { type HttpApp, HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Cause, Effect, FiberRef } from "effect"
+import { Effect, FiberRef } from "effect"
 import { redactUrl } from "./Redaction.js"
+import { withRequestId } from "./RequestId.js"
+import { isExpectedEnd } from "./WireMiddleware.js"
 
 /**
- * One log line per request, like `HttpMiddleware.logger` (`http.method`, `http.url`, `http.status` and the
- * duration as a log span), but with the URL and any failure's text passed through {@link redactUrl}: the
- * platform's logger prints `request.url` as it came, and survey links, read-receipt pixels and download links
- * carry their credential in it. Honours `HttpMiddleware.withLoggerDisabled`.
+ * One log line per request (docs/decisions/0410-request-logs.md): `Sent HTTP response` with `method`, `path`
+ * (the URL as requested, secrets redacted by {@link redactUrl}: survey links, read-receipt pixels and download
+ * links carry their credential in it), `status` and `duration_ms`; `request_id` comes from {@link withRequestId}
+ * around it. An unexpected failure is not logged here: the wire middleware logs it once, with its cause, as that
+ * request's line. Honours `HttpMiddleware.withLoggerDisabled`.
  */
 export const requestLogger = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
+    const started = Date.now()
     const exit = yield* Effect.exit(app)
     if (yield* FiberRef.get(HttpMiddleware.loggerDisabled)) return yield* exit
-    const annotations = { "http.method": request.method, "http.url": redactUrl(request.url) }
-    if (exit._tag === "Success")
-      yield* Effect.log("Sent HTTP response").pipe(
-        Effect.annotateLogs({ ...annotations, "http.status": exit.value.status })
-      )
-    else {
-      const [response, cause] = HttpServerError.causeResponseStripped(exit.cause)
-      const message = cause._tag === "Some" ? redactUrl(Cause.pretty(cause.value)) : "Sent HTTP response"
-      yield* Effect.log(message).pipe(Effect.annotateLogs({ ...annotations, "http.status": response.status }))
-    }
+    if (exit._tag === "Failure" && !isExpectedEnd(exit.cause)) return yield* exit
+    const status =
+      exit._tag === "Success" ? exit.value.status : HttpServerError.causeResponseStripped(exit.cause)[0].status
+    yield* Effect.log("Sent HTTP response").pipe(
+      Effect.annotateLogs({
+        method: request.method,
+        path: redactUrl(request.url),
+        status,
+        duration_ms: Date.now() - started
+      })
+    )
     return yield* exit
-  }).pipe(Effect.withLogSpan("http.request"))
+  })
+
+/**
+ * What the service wraps its whole HTTP application in: a request id for every request (outermost, so that every
+ * answer and every log line of the request carries it), and the request's log line when `logRequests`.
+ */
+export const observeRequests =
+  (logRequests: boolean) =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+    withRequestId(logRequests ? requestLogger(app) : app)

@@ -5,6 +5,7 @@ import { addFieldError, type FieldErrors, NON_FIELD_ERRORS, ValidationError } fr
 import { decideBaseUrl, RequestBaseUrl } from "./Links.js"
 import { type BaseUrlPolicy, HOST_HEADER_POLICY } from "./PublicBaseUrl.js"
 import { redactUrl } from "./Redaction.js"
+import { CurrentRequestId, REQUEST_ID_HEADER } from "./RequestId.js"
 
 /** Paths served without the trailing slash: probes and documentation, not API resources. */
 export const UNSLASHED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"])
@@ -29,9 +30,20 @@ const isEmpty = (response: HttpServerResponse.HttpServerResponse) => response.bo
  * becomes the 500 body with the request id, every 401 gets `WWW-Authenticate`, and every answer `nosniff`.
  */
 const finishResponse =
-  (requestId: () => string, allowedMethods: (pathname: string) => ReadonlyArray<string>) =>
+  (
+    requestId: () => string,
+    knownId: () => string | undefined,
+    allowedMethods: (pathname: string) => ReadonlyArray<string>
+  ) =>
   (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-    Effect.succeed(withNosniff(rewriteResponse(requestId, allowedMethods, request, response)))
+    Effect.sync(() => {
+      const rewritten = withNosniff(rewriteResponse(requestId, allowedMethods, request, response))
+      return withRequestIdOf(knownId(), rewritten)
+    })
+
+// A rewritten answer is a new response: it keeps the request's id (when there is one, or a 500 made one).
+const withRequestIdOf = (id: string | undefined, response: HttpServerResponse.HttpServerResponse) =>
+  id === undefined ? response : HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, id)
 
 const rewriteResponse = (
   requestId: () => string,
@@ -114,13 +126,15 @@ export const wireConventions =
         ? Either.right(RequestBaseUrl.defaultValue())
         : decideBaseUrl(options.baseUrl ?? HOST_HEADER_POLICY, request.headers)
       if (Either.isLeft(baseUrl)) return json(400, { detail: baseUrl.left })
-      // Made only when something needs it (a 500 and its log line), then the same for both.
-      let id: string | undefined
+      // The request's (`withRequestId` around the app), else made only when something needs it (a 500 and its log
+      // line), then the same for both.
+      let id = yield* CurrentRequestId
       const requestId = () => {
         id ??= randomUUID()
         return id
       }
-      yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, options.allowedMethods))
+      const started = Date.now()
+      yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, () => id, options.allowedMethods))
       return yield* app.pipe(
         Effect.provideService(RequestBaseUrl, baseUrl.right),
         // An answer made before routing (the early GET ticket) is written without the pre-response handler.
@@ -128,8 +142,15 @@ export const wireConventions =
         Effect.tapErrorCause((cause) =>
           isExpectedEnd(cause)
             ? Effect.void
-            : Effect.logError("Unexpected failure", cause).pipe(
-                Effect.annotateLogs({ request_id: requestId(), method: request.method, url: redactUrl(request.url) })
+            : // The request's one log line (the request logger leaves it to this one), with its cause.
+              Effect.logError("Unexpected failure", cause).pipe(
+                Effect.annotateLogs({
+                  request_id: requestId(),
+                  method: request.method,
+                  path: redactUrl(request.url),
+                  status: 500,
+                  duration_ms: Date.now() - started
+                })
               )
         )
       )
