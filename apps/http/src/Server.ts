@@ -1,5 +1,4 @@
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { Api } from "./Api.js"
 import { ExpiredUploadsReaperLive } from "./Attachments/ExpiredUploadsReaper.js"
@@ -21,6 +20,7 @@ import { Articles } from "./HelpCenter/Articles.js"
 import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
 import { cors, corsOrigins } from "./Http/Cors.js"
+import { servedGracefully } from "./Http/GracefulServer.js"
 import { OpenApiDocsLive } from "./Http/OpenApiDocs.js"
 import { createHttpServer } from "./Http/ParserErrors.js"
 import { baseUrlPolicy } from "./Http/PublicBaseUrl.js"
@@ -149,15 +149,21 @@ export const WorkersLive = Layer.mergeAll(
   InactivityTimerLive
 ).pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive))
 
-/** The service listening on `host:port` (port 0: any free port). */
+/**
+ * The service listening on `host:port` (port 0: any free port). On shutdown it stops accepting and answers what is
+ * in flight before its services are released (`SHUTDOWN_TIMEOUT`, decision 0407).
+ */
 export const ServerLive = (options: {
   readonly host: string
   readonly port: number
   /** Run the background workers in this process too (default); off when `helpdesk worker` runs them apart. */
   readonly workers?: boolean
 }) =>
-  HttpAppLive({ logRequests: true }).pipe(
-    Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
-    HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createHttpServer, { host: options.host, port: options.port }))
+  servedGracefully(
+    HttpAppLive({ logRequests: true }).pipe(
+      Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
+      HttpServer.withLogAddress
+    ),
+    createHttpServer,
+    { host: options.host, port: options.port }
   )

@@ -4,6 +4,7 @@ import { CliDatabase, CliError } from "./Cli/Commands.js"
 import { LoggerLive } from "./Cli/Logging.js"
 import { OutputLive } from "./Cli/Output.js"
 import { logDestinationOf, runHelpdesk } from "./Cli/Run.js"
+import { commandProcess } from "./CommandProcess.js"
 import { DatabaseLive } from "./Database/Database.js"
 
 /** The `helpdesk` bin (`bin/helpdesk.js` imports the compiled file). */
@@ -13,6 +14,7 @@ runHelpdesk(process.argv).pipe(
       if (code !== 0) process.exitCode = code
     })
   ),
+  commandProcess(process.argv),
   Effect.catchIf(
     (error): error is CliError => error instanceof CliError,
     (error) => Console.error(`Error: ${error.message}`).pipe(Effect.zipRight(Effect.sync(() => (process.exitCode = 1))))

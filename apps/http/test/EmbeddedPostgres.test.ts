@@ -7,7 +7,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { ConfigProvider, Context, Effect, Exit, Layer, Scope } from "effect"
 import { clientOptions, PgLive } from "../src/Database/Database.js"
 import { tryLockDataDir } from "../src/Database/DataDirLock.js"
-import { embeddedPostgres, serveOverSocket } from "../src/Database/EmbeddedPostgres.js"
+import { embeddedPostgres, JoinRunningOwner, serveOverSocket } from "../src/Database/EmbeddedPostgres.js"
 import * as PgPool from "../src/Database/PgPool.js"
 
 const sqlOf = (context: Context.Context<SqlClient.SqlClient>) => Context.get(context, SqlClient.SqlClient)
@@ -115,7 +115,8 @@ describe("embedded PostgreSQL", () => {
       yield* owned`CREATE TABLE shared_marker (v text)`
       yield* owned`INSERT INTO shared_marker VALUES ('from owner')`
 
-      const second = yield* embeddedPostgres(dir)
+      // One-shot CLI commands may join; `serve` and `worker` may not (decision 0407).
+      const second = yield* embeddedPostgres(dir).pipe(Effect.provideService(JoinRunningOwner, true))
       expect(second.ownedByThisProcess).toBe(false)
       const shared = sqlOf(yield* Layer.build(clientFor(second, 1)))
       const rows = yield* shared<{ v: string }>`SELECT v FROM shared_marker`
@@ -128,7 +129,10 @@ describe("embedded PostgreSQL", () => {
       const dir = tempDir()
       const lock = tryLockDataDir(dir)
       expect(lock._tag).toBe("Acquired")
-      const error = yield* Effect.scoped(embeddedPostgres(dir)).pipe(Effect.flip)
+      const error = yield* Effect.scoped(embeddedPostgres(dir)).pipe(
+        Effect.provideService(JoinRunningOwner, true),
+        Effect.flip
+      )
       expect(error._tag).toBe("DataDirInUse")
       expect(error.message).toContain(`in use by process ${process.pid}`)
       expect(error.message).toContain("DATABASE_URL")

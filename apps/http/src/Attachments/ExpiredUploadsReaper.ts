@@ -11,7 +11,8 @@ export const ExpiredUploadsReaperLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const attachments = yield* PendingAttachments
     const interval = yield* Config.duration("REAPER_INTERVAL").pipe(Config.withDefault(Duration.minutes(1)))
-    const sweep = attachments.reapExpired(BATCH).pipe(
+    // A batch runs to its commit when the process stops, so no file is removed without its row (decision 0407).
+    const sweep = Effect.uninterruptible(attachments.reapExpired(BATCH)).pipe(
       Effect.repeat({ while: (reaped) => reaped === BATCH }),
       Effect.catchAllCause((cause) => Effect.logWarning("Expired-upload reaper failed; retrying next round", cause))
     )

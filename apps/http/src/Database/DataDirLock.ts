@@ -5,6 +5,8 @@ import * as path from "node:path"
 export interface LockOwner {
   readonly pid: number
   readonly startedAt: string
+  /** When the kernel started the owner (Linux `/proc`), so a later process given the same pid is not taken for it. */
+  readonly processStart?: string | null
   /** Where other processes reach the database through the owner's socket server; null while starting. */
   readonly endpoint: SocketEndpoint | null
 }
@@ -29,6 +31,22 @@ const isAlive = (pid: number) => {
   }
 }
 
+/** The start time of a process in clock ticks since boot (Linux), or null where `/proc` does not tell. */
+const processStartOf = (pid: number): string | null => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Fields after the command name (which may hold spaces and parentheses); the start time is field 22.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null
+  } catch {
+    return null
+  }
+}
+
+// A container's process is often pid 1 at every start: a lock left by a killed one names a pid that runs again.
+const isRunning = (owner: LockOwner) =>
+  isAlive(owner.pid) &&
+  (owner.processStart == null || processStartOf(owner.pid) === null || processStartOf(owner.pid) === owner.processStart)
+
 const readOwner = (file: string): LockOwner | null => {
   try {
     return JSON.parse(fs.readFileSync(file, "utf8")) as LockOwner
@@ -48,20 +66,31 @@ export const tryLockDataDir = (dataDir: string): LockAttempt => {
     try {
       const fd = fs.openSync(file, "wx", 0o600)
       const startedAt = new Date().toISOString()
-      fs.writeSync(fd, JSON.stringify({ pid: process.pid, startedAt, endpoint: null } satisfies LockOwner))
+      const processStart = processStartOf(process.pid)
+      fs.writeSync(
+        fd,
+        JSON.stringify({ pid: process.pid, startedAt, processStart, endpoint: null } satisfies LockOwner)
+      )
       fs.closeSync(fd)
+      const release = () => {
+        process.off("exit", release)
+        if (readOwner(file)?.pid === process.pid) fs.rmSync(file, { force: true })
+      }
+      // A process ended by `process.exit` (a shutdown past its timeout) runs no finalizers: release on exit too.
+      process.on("exit", release)
       return {
         _tag: "Acquired",
         publish: (endpoint) =>
-          fs.writeFileSync(file, JSON.stringify({ pid: process.pid, startedAt, endpoint } satisfies LockOwner)),
-        release: () => {
-          if (readOwner(file)?.pid === process.pid) fs.rmSync(file, { force: true })
-        }
+          fs.writeFileSync(
+            file,
+            JSON.stringify({ pid: process.pid, startedAt, processStart, endpoint } satisfies LockOwner)
+          ),
+        release
       }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       const owner = readOwner(file)
-      if (owner && isAlive(owner.pid)) return { _tag: "HeldBy", owner }
+      if (owner && isRunning(owner)) return { _tag: "HeldBy", owner }
       // A stale lock (its process is gone, or it was never written through): take it over.
       fs.rmSync(file, { force: true })
     }

@@ -2,19 +2,29 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect, Schema, type Scope } from "effect"
+import { Context, Effect, Schema, type Scope } from "effect"
 import { type SocketEndpoint, tryLockDataDir } from "./DataDirLock.js"
 
-/** The embedded data directory is opened by another process that does not (yet) share it. */
+/** The embedded data directory is open in another process, which this one may not join (or not yet). */
 export class DataDirInUse extends Schema.TaggedError<DataDirInUse>()("DataDirInUse", {
   dataDir: Schema.String,
   pid: Schema.Number,
   startedAt: Schema.String
 }) {
   override get message() {
-    return `The embedded database in ${this.dataDir} is in use by process ${this.pid} (since ${this.startedAt}). Stop that process or wait until it has started, or set DATABASE_URL to use a PostgreSQL server.`
+    return `DATA_DIR ${this.dataDir} is in use by process ${this.pid} (since ${this.startedAt}): stop it or use another DATA_DIR, or set DATABASE_URL to use a PostgreSQL server.`
   }
 }
+
+/**
+ * Whether a process finding its data directory open in another may join that one through its socket. One-shot
+ * CLI commands may (they end in moments); `serve` and `worker` may not (the default): a process that outlives the
+ * owner would fail every query from then on (decision 0407).
+ */
+export class JoinRunningOwner extends Context.Reference<JoinRunningOwner>()(
+  "@helpdesk/http/Database/JoinRunningOwner",
+  { defaultValue: () => false }
+) {}
 
 /** The embedded database could not be opened (a damaged or foreign data directory, for example). */
 export class EmbeddedDatabaseError extends Schema.TaggedError<EmbeddedDatabaseError>()("EmbeddedDatabaseError", {
@@ -63,8 +73,8 @@ export const serveOverSocket = (db: PGlite, where: { readonly socketDir: string 
  *
  * Exactly one process opens the directory: it holds a lock file and serves the database on a socket, through
  * which every client (its own pool included) connects with the ordinary `pg` driver. Another process finding
- * the lock connects through the published socket instead, or fails with {@link DataDirInUse} while the owner
- * is still starting.
+ * the lock fails with {@link DataDirInUse}, unless {@link JoinRunningOwner} lets it connect through the published
+ * socket (not while the owner is still starting).
  */
 export const embeddedPostgres = (
   dataDir: string
@@ -74,7 +84,8 @@ export const embeddedPostgres = (
     const lock = tryLockDataDir(dir)
     if (lock._tag === "HeldBy") {
       const { endpoint, pid, startedAt } = lock.owner
-      if (endpoint === null) return yield* new DataDirInUse({ dataDir: dir, pid, startedAt })
+      if (endpoint === null || !(yield* JoinRunningOwner))
+        return yield* new DataDirInUse({ dataDir: dir, pid, startedAt })
       return { ...endpoint, database: "postgres", username: "postgres", ownedByThisProcess: false }
     }
     yield* Effect.addFinalizer(() => Effect.sync(lock.release))

@@ -12,11 +12,11 @@ export const mailWorkerLayer = (options: MailOutboxOptions) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const outbox = yield* MailOutbox
-      const round = outbox
-        .drain()
-        .pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("Mail worker round failed; retrying next round", cause))
-        )
+      // Each batch runs to its end when the process stops, so its mails are sent and recorded (decision 0407).
+      const round = Effect.uninterruptible(outbox.drainOnce()).pipe(
+        Effect.repeat({ while: (batch) => batch.claimed === options.batchSize }),
+        Effect.catchAllCause((cause) => Effect.logWarning("Mail worker round failed; retrying next round", cause))
+      )
       yield* Effect.forkScoped(Effect.repeat(round, Schedule.spaced(options.pollInterval)))
     })
   ).pipe(Layer.provide(mailOutboxLayer(options)))

@@ -38,7 +38,8 @@ export const drain = (
   Effect.gen(function* () {
     let total: SweepResult = { batches: 0, claimed: 0, acted: 0, failed: 0 }
     for (;;) {
-      const result = yield* Effect.flatMap(now, batch)
+      // A batch runs to its commit when the process stops; the stop waits for it (decision 0407).
+      const result = yield* Effect.uninterruptible(Effect.flatMap(now, batch))
       total = {
         batches: total.batches + 1,
         claimed: total.claimed + result.claimed,
