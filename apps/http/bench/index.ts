@@ -10,11 +10,13 @@ import type { Benchmark } from "./Benchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
 import { mailBenchmark } from "./MailBenchmark.js"
 import { snoozeTimerBenchmark } from "./SnoozeTimerBenchmark.js"
+import { ticketPipelineBenchmark } from "./TicketPipelineBenchmark.js"
 import { ticketsHttpBenchmark } from "./TicketsHttpBenchmark.js"
 
 const benchmarks: ReadonlyArray<Benchmark> = [
   eventStoreBenchmark,
   ticketsHttpBenchmark,
+  ticketPipelineBenchmark,
   snoozeTimerBenchmark,
   mailBenchmark
 ]

@@ -171,17 +171,22 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
         return results as ReadonlyArray<AppendResult>
       })
 
-    /** Appends atomically (see the class); `context` hands the inline projections what the writer folded. */
+    /**
+     * Appends atomically (see the class); `context` hands the inline projections what the writer folded.
+     * `inTransaction`: the caller runs this inside its own transaction, which is the unit that rolls back (no
+     * savepoint of its own, two round trips fewer; a failed statement then aborts the caller's transaction).
+     */
     const append = (
       appends: ReadonlyArray<StreamAppend>,
-      context?: AppendContext
+      context?: AppendContext,
+      options: { readonly inTransaction?: boolean } = {}
     ): Effect.Effect<ReadonlyArray<AppendResult>, StreamVersionConflict | StreamClosed> => {
       if (appends.length === 0) return Effect.succeed([])
       const repeated = repeatedEventId(appends)
       if (repeated !== undefined) return conflictOn(repeated)
       // One statement is atomic on its own; anything more needs the transaction.
       const atomic =
-        appends.length === 1 && projections.length === 0
+        options.inTransaction === true || (appends.length === 1 && projections.length === 0)
           ? appendInOrder(appends, context)
           : sql.withTransaction(appendInOrder(appends, context))
       return atomic.pipe(

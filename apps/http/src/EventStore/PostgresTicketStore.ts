@@ -138,7 +138,8 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()("
         const appends = writes.map((write) => streamAppendOf(write, options))
         const folds = new Map<string, TicketFold>()
         for (const write of writes) if (isFold(write.before)) folds.set(ticketStreamId(write.ticketId), write.before)
-        const results = yield* events.append(appends, { folds })
+        // Always inside `transaction` (the pipeline's unit of work): no savepoint of the event store's own.
+        const results = yield* events.append(appends, { folds }, { inTransaction: true })
         writes.forEach((write, i) => {
           const appended = appends[i]!.events
           const last = appended[appended.length - 1]

@@ -61,7 +61,7 @@ export class TicketStore extends Context.Tag("@helpdesk/domain/TicketStore")<
   {
     /** The ticket at its latest version (`NoTicket` at version 0 when there is no stream). */
     readonly load: (ticketId: number) => Effect.Effect<LoadedTicket, EventDecodeError>
-    /** Appends every write atomically, each expecting the version it was loaded at. */
+    /** Appends every write atomically, each expecting the version it was loaded at (within `transaction`). */
     readonly append: (
       writes: ReadonlyArray<TicketWrite>,
       options: WriteOptions

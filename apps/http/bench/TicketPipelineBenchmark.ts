@@ -1,0 +1,135 @@
+import { type ChildProcess, fork } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { Console, Effect } from "effect"
+import { benchDatabase, withDatabase } from "./BenchDatabase.js"
+import { type Benchmark, machine } from "./Benchmark.js"
+
+/**
+ * The cost of a write as a ticket grows, and writers of one ticket at once, over HTTP against the service on
+ * PostgreSQL (docs/decisions/0305-one-command-pipeline.md):
+ * - one client posts `BENCH_REPLIES` (default 1,000) replies to one ticket, one after another; the median latency of
+ *   replies 1–100 and of the last 100 (target: ≤ 4 ms, and the last within 1.3× of the first);
+ * - `BENCH_WRITERS` (default 50) clients post one reply each to one fresh ticket at the same moment (target: every
+ *   answer 201, each reply stored once).
+ * The server runs in a child process (`TicketsHttpServer.ts`) so the client does not share its event loop.
+ */
+
+const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
+const REPLIES = Number(process.env.BENCH_REPLIES ?? 1000)
+const WRITERS = Number(process.env.BENCH_WRITERS ?? 50)
+const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
+
+interface Ready {
+  readonly port: number
+  readonly token: string
+  readonly organizationPath: string
+  readonly ticketIds: ReadonlyArray<number>
+}
+
+const serverProcess = (env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly child: ChildProcess; readonly ready: Ready }>((resume) => {
+      const child = fork(SERVER, [], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] })
+      child.once("message", (message) => resume(Effect.succeed({ child, ready: message as Ready })))
+      child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
+    }),
+    ({ child }) => Effect.sync(() => child.kill())
+  ).pipe(Effect.map(({ ready }) => ready))
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? 0
+}
+
+const run = Effect.scoped(
+  Effect.gen(function* () {
+    const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
+    const database = yield* benchDatabase(baseUrl, "pipeline")
+    yield* Console.log(`machine: ${machine()}`)
+    yield* Console.log(`PostgreSQL database ${database}\n`)
+    const app = yield* serverProcess({
+      BENCH_MODE: "app",
+      BENCH_DATABASE_URL: withDatabase(baseUrl, database),
+      BENCH_TICKETS: "2",
+      BENCH_MESSAGES: "0"
+    })
+    const base = `http://127.0.0.1:${app.port}${app.organizationPath}tickets/`
+    const post = (path: string, body: unknown) =>
+      Effect.promise(async () => {
+        const begun = performance.now()
+        const response = await fetch(`${base}${path}`, {
+          method: "POST",
+          headers: { "x-service-token": app.token, "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+        await response.arrayBuffer()
+        return { status: response.status, ms: performance.now() - begun }
+      })
+
+    const [ticket, contended] = app.ticketIds
+    // The floor: a read of the same ticket over the same HTTP stack and authentication, one after another.
+    const reads: Array<number> = []
+    for (let i = 0; i < 300; i++) {
+      const begun = performance.now()
+      const response = yield* Effect.promise(() =>
+        fetch(`${base}${ticket}/`, { headers: { "x-service-token": app.token } })
+      )
+      yield* Effect.promise(() => response.arrayBuffer())
+      if (i >= 100) reads.push(performance.now() - begun)
+    }
+    yield* Console.log(
+      `GET …/tickets/{id}/, one client (the HTTP stack's floor): median ${median(reads).toFixed(2)} ms\n`
+    )
+
+    // One client, one ticket, one reply after another.
+    const latencies: Array<number> = []
+    const statuses = new Map<number, number>()
+    for (let i = 0; i < REPLIES; i++) {
+      const { status, ms } = yield* post(`${ticket}/messages/`, {
+        content: `Reply number ${i}: thanks for waiting, we are looking into the delivery.`,
+        is_visible_to_customer: true
+      })
+      statuses.set(status, (statuses.get(status) ?? 0) + 1)
+      latencies.push(ms)
+    }
+    const first = median(latencies.slice(0, 100))
+    const last = median(latencies.slice(-100))
+    yield* Console.log(
+      `POST …/messages/, one client, one ticket, ${REPLIES} replies (statuses ${JSON.stringify(Object.fromEntries(statuses))}):`
+    )
+    for (let from = 0; from < REPLIES; from += Math.max(100, Math.floor(REPLIES / 5))) {
+      const slice = latencies.slice(from, from + 100)
+      yield* Console.log(`  replies ${from + 1}–${from + slice.length}: median ${median(slice).toFixed(2)} ms`)
+    }
+    yield* Console.log(
+      `  median of replies 1–100 ${first.toFixed(2)} ms, of replies ${REPLIES - 99}–${REPLIES} ${last.toFixed(2)} ms (${(last / first).toFixed(2)}×; target ≤ 4 ms and ≤ 1.3×): ${last <= 4 && last / first <= 1.3 ? "met" : "NOT met"}`
+    )
+
+    // Many clients, one ticket, at once.
+    const begun = performance.now()
+    const answers = yield* Effect.forEach(
+      Array.from({ length: WRITERS }, (_, i) => i),
+      (i) => post(`${contended}/messages/`, { content: `Concurrent reply ${i}`, is_visible_to_customer: true }),
+      { concurrency: "unbounded" }
+    )
+    const seconds = (performance.now() - begun) / 1000
+    const counts = new Map<number, number>()
+    for (const a of answers) counts.set(a.status, (counts.get(a.status) ?? 0) + 1)
+    const ok = counts.get(201) ?? 0
+    yield* Console.log(
+      `\n${WRITERS} concurrent POST …/messages/ on one ticket: ${JSON.stringify(Object.fromEntries(counts))} in ${seconds.toFixed(2)} s, median ${median(answers.map((a) => a.ms)).toFixed(1)} ms, slowest ${Math.max(...answers.map((a) => a.ms)).toFixed(1)} ms (target: all 201): ${ok === WRITERS ? "met" : "NOT met"}`
+    )
+  })
+)
+
+/** The command pipeline's write cost and contention benchmark. */
+export const ticketPipelineBenchmark: Benchmark = {
+  name: "ticket-pipeline",
+  description: "POST message: cost at 1–100 vs 901–1,000 messages on one ticket, and 50 concurrent replies",
+  run
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { NodeRuntime } = await import("@effect/platform-node")
+  NodeRuntime.runMain(Effect.andThen(Console.log(`## ${ticketPipelineBenchmark.name}\n`), run))
+}
