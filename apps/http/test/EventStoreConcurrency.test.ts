@@ -1,134 +1,193 @@
 import { describe, expect, layer } from "@effect/vitest"
-import { EventStore, ExpectedVersion, StreamVersionConflict } from "@helpdesk/domain"
-import { Chunk, Duration, Effect, Either, Schedule } from "effect"
-import { commandRetryPolicy, handleCommand } from "../src/EventStore/HandleCommand.js"
-import { appendTo, databaseStartup, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
+import {
+  type Actor,
+  AddMessage,
+  defaultConflictRetry,
+  EventStore,
+  executeTicketCommand,
+  provideTicketStoreFromEventStore,
+  runTicketCommands,
+  StreamVersionConflict,
+  TicketStore,
+  ticketStreamId
+} from "@helpdesk/domain"
+import { Chunk, DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import { InlineProjections } from "../src/EventStore/InlineProjection.js"
+import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
+import { PostgresTicketStoreLive } from "../src/EventStore/PostgresTicketStore.js"
+import { ticketProjection } from "../src/EventStore/TicketProjection.js"
+import { databaseStartup } from "./eventstore/fixtures.js"
+import { ticketLifecycle } from "./eventstore/ticketWorkload.js"
+import { testDatabaseLive, usesRealPostgres } from "./support/TestDatabase.js"
 
-/** A command that appends one event carrying the writer's number, after whatever the stream holds. */
-const writeOne = (streamId: string, writer: number, retry?: Schedule.Schedule<unknown, unknown>) =>
-  handleCommand({
-    streamId,
-    streamType: "test",
-    decide: (stream) => Effect.succeed({ events: [newEvent("Written", { writer })], result: stream.version }),
-    ...(retry === undefined ? {} : { retry })
-  })
+/**
+ * The one command pipeline (`runTicketCommands`, decision 0305) under concurrency, on both ticket stores: the
+ * `EventStore` port alone (optimistic: a lost race starts over from a fresh load) and the service's
+ * `PostgresTicketStore` (the stream row locked at load: writers queue and never conflict).
+ */
 
-const writersOf = (streamId: string) =>
+// As the service runs: one connection to PGlite (its one session serves one transaction at a time).
+const StoresLive = PostgresTicketStoreLive.pipe(
+  Layer.provideMerge(PostgresEventStoreLive),
+  Layer.provide(InlineProjections.layer([ticketProjection])),
+  Layer.provideMerge(testDatabaseLive(usesRealPostgres ? 20 : 1))
+)
+
+const associate: Actor = { role: "associate", user: null }
+let nextTicket = Math.floor(Math.random() * 1_000_000) * 10
+
+/** A new ticket (created through the port), and its id. */
+const newTicket = Effect.suspend(() => {
+  const ticketId = ++nextTicket
+  return Effect.as(executeTicketCommand(ticketLifecycle(ticketId)[0]!), ticketId)
+})
+
+/** A reply by `writer` (its message id is the writer's number, so each reply can be told apart). */
+const reply = (ticketId: number, writer: number) =>
   Effect.map(
-    Effect.flatMap(EventStore, (store) => store.readStream(streamId)),
-    (events) => events.map((e) => ({ position: e.streamPosition, writer: (e.data as { writer: number }).writer }))
+    DateTime.now,
+    (at) =>
+      new AddMessage({
+        ticketId,
+        at,
+        actor: associate,
+        messageId: ticketId * 1000 + writer,
+        content: `Reply ${writer}`,
+        contentHtml: "",
+        isVisibleToCustomer: false,
+        sendsEmail: false
+      })
   )
 
-describe("event store under concurrency", () => {
-  // Real clock: the retry policy sleeps between attempts.
-  layer(eventStoreOnFreshDatabase(), { excludeTestServices: true, timeout: databaseStartup })((it) => {
+/** One reply through the pipeline, answering the version it was decided on. */
+const writeOne = (ticketId: number, writer: number, retry: Schedule.Schedule<unknown, unknown>) =>
+  runTicketCommands({
+    ticketId,
+    retry,
+    plan: ({ version }) => Effect.map(reply(ticketId, writer), (command) => ({ commands: [command], result: version }))
+  })
+
+const repliesOf = (ticketId: number) =>
+  Effect.map(
+    Effect.flatMap(EventStore, (store) => store.readStream(ticketStreamId(ticketId))),
+    (events) =>
+      events
+        .filter((e) => e.type === "MessageAdded")
+        .map((e) => ({
+          position: e.streamPosition,
+          writer: (e.data as { message: { id: number } }).message.id - ticketId * 1000
+        }))
+  )
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i)
+
+describe("the command pipeline under concurrency", () => {
+  // Real clock: retries sleep between attempts.
+  layer(StoresLive, { excludeTestServices: true, timeout: databaseStartup })((it) => {
     it.effect(
-      "given 50 concurrent writers with the default retry policy, then every acknowledged write is stored once, " +
-        "every other writer gets a typed conflict, and versions are contiguous",
+      "given 50 concurrent replies on the service's ticket store and no retry at all, then none conflicts: each " +
+        "decides on the state the previous one committed, and nothing is lost",
       () =>
         Effect.gen(function* () {
-          const id = freshStream("contended")
-          const outcomes = yield* Effect.forEach(
-            Array.from({ length: 50 }, (_, writer) => writer),
-            (writer) => Effect.either(writeOne(id, writer)),
-            { concurrency: "unbounded" }
-          )
-          const acknowledged = outcomes.flatMap((o, writer) => (Either.isRight(o) ? [writer] : []))
-          for (const o of outcomes) if (Either.isLeft(o)) expect(o.left).toBeInstanceOf(StreamVersionConflict)
-          const stored = yield* writersOf(id)
-          expect(acknowledged.length).toBeGreaterThan(0)
-          expect(stored.map((e) => e.position)).toEqual(acknowledged.map((_, i) => i + 1))
-          expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(acknowledged)
+          const ticketId = yield* newTicket
+          const answers = yield* Effect.forEach(range(50), (writer) => writeOne(ticketId, writer, Schedule.stop), {
+            concurrency: "unbounded"
+          })
+          const stored = yield* repliesOf(ticketId)
+          expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(range(50))
+          // Each writer decided on the version just before its own event.
+          for (const answer of answers) expect(answer.version).toBe(answer.result + 1)
+          expect(new Set(answers.map((a) => a.version)).size).toBe(50)
         }),
       { timeout: 60_000 }
     )
 
     it.effect(
-      "given 50 concurrent writers retrying until they win, then nothing is lost and versions are 1..50",
+      "given 50 concurrent replies on the port alone (optimistic), retrying until they win, then nothing is lost " +
+        "and each decided on the version it appended after",
       () =>
         Effect.gen(function* () {
-          const id = freshStream("contended")
+          const ticketId = yield* newTicket
           const untilTheyWin = Schedule.spaced("2 millis").pipe(
             Schedule.jittered,
             Schedule.intersect(Schedule.recurs(500))
           )
           const answers = yield* Effect.forEach(
-            Array.from({ length: 50 }, (_, writer) => writer),
-            (writer) => writeOne(id, writer, untilTheyWin),
+            range(50),
+            (writer) => writeOne(ticketId, writer, untilTheyWin).pipe(provideTicketStoreFromEventStore),
             { concurrency: "unbounded" }
           )
-          const stored = yield* writersOf(id)
-          expect(stored.map((e) => e.position)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
-          expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i))
-          // Each writer decided on the version it appended after.
-          for (const answer of answers) expect(answer.append!.version).toBe(answer.result + 1)
+          const stored = yield* repliesOf(ticketId)
+          expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(range(50))
+          for (const answer of answers) expect(answer.version).toBe(answer.result + 1)
         }),
       { timeout: 60_000 }
     )
 
     it.effect(
-      "given a stream that always moves on, then the command is tried 4 times and fails with the conflict",
+      "given a stream that always moves on (optimistic), then the command is tried 1 + retries times and fails " +
+        "with the typed conflict",
       () =>
         Effect.gen(function* () {
-          const store = yield* EventStore
-          const id = freshStream()
+          const ticketId = yield* newTicket
           let attempts = 0
-          const error = yield* handleCommand({
-            streamId: id,
-            streamType: "test",
-            decide: () =>
+          const error = yield* runTicketCommands({
+            ticketId,
+            retry: Schedule.recurs(3),
+            plan: () =>
               Effect.gen(function* () {
                 attempts += 1
-                // A rival write lands between this read and this append, every time.
-                yield* store.append([appendTo(id, ExpectedVersion.any, [newEvent("Rival")])])
-                return { events: [newEvent("Mine")], result: undefined }
+                // A rival write lands between this load and this append, every time.
+                yield* executeTicketCommand(yield* reply(ticketId, 500 + attempts))
+                return { commands: [yield* reply(ticketId, attempts)], result: undefined }
               })
-          }).pipe(Effect.flip)
+          }).pipe(provideTicketStoreFromEventStore, Effect.flip)
           expect(error).toBeInstanceOf(StreamVersionConflict)
           expect(attempts).toBe(4)
-          expect((yield* store.readStream(id)).map((e) => e.type)).toEqual(["Rival", "Rival", "Rival", "Rival"])
+          expect((yield* repliesOf(ticketId)).map((e) => e.writer)).toEqual([501, 502, 503, 504])
         })
     )
 
-    it.effect("the retry policy waits 100 ms, 150 ms and 225 ms (each jittered by at most 20%), then stops", () =>
-      Effect.gen(function* () {
-        const delays = yield* Schedule.run(Schedule.delays(commandRetryPolicy), 0, [1, 2, 3, 4, 5, 6])
-        const millis = Chunk.toReadonlyArray(delays).map(Duration.toMillis)
-        // Six failures fed in, four steps out: three delays, then the step that ends the schedule.
-        expect(millis.length).toBe(4)
-        millis.slice(0, 3).forEach((ms, i) => {
-          const nominal = 100 * 1.5 ** i
-          expect(ms).toBeGreaterThanOrEqual(0.8 * nominal)
-          expect(ms).toBeLessThanOrEqual(1.2 * nominal)
+    it.effect(
+      "the default retry waits 5 ms growing ×1.5 (capped at 200 ms, each jittered by at most 20%), 12 times",
+      () =>
+        Effect.gen(function* () {
+          const delays = yield* Schedule.run(Schedule.delays(defaultConflictRetry), 0, range(20))
+          const millis = Chunk.toReadonlyArray(delays).map(Duration.toMillis)
+          expect(millis.length).toBe(13)
+          millis.slice(0, 12).forEach((ms, i) => {
+            const nominal = Math.min(5 * 1.5 ** i, 200)
+            expect(ms).toBeGreaterThanOrEqual(0.8 * nominal)
+            expect(ms).toBeLessThanOrEqual(1.2 * nominal)
+          })
         })
+    )
+
+    it.effect("given a plan with no commands, then nothing is appended and the plan's result is returned", () =>
+      Effect.gen(function* () {
+        const ticketId = yield* newTicket
+        const outcome = yield* runTicketCommands({
+          ticketId,
+          plan: ({ version }) => Effect.succeed({ commands: [], result: `at ${version}` })
+        })
+        expect([outcome.append, outcome.events, outcome.result]).toEqual([null, [], `at ${outcome.version}`])
       })
     )
 
-    it.effect("given a decision with no events, then nothing is appended and the answer is returned", () =>
-      Effect.gen(function* () {
-        const id = freshStream()
-        const handled = yield* handleCommand({
-          streamId: id,
-          streamType: "test",
-          decide: (stream) => Effect.succeed({ events: [], result: `at ${stream.version}` }),
-          retry: commandRetryPolicy
-        })
-        expect(handled).toEqual({ result: "at 0", append: null })
-      })
-    )
-
-    it.effect("given a domain refusal, then it is not retried and surfaces as is", () =>
+    it.effect("given a domain refusal, then it is not retried, rolls back, and surfaces as is", () =>
       Effect.gen(function* () {
         let attempts = 0
-        const error = yield* handleCommand({
-          streamId: freshStream(),
-          streamType: "test",
-          decide: () => {
+        const missing = ++nextTicket
+        const error = yield* runTicketCommands({
+          ticketId: missing,
+          plan: () => {
             attempts += 1
-            return Effect.fail("TicketAlreadyClosed" as const)
+            return Effect.map(reply(missing, 1), (command) => ({ commands: [command], result: undefined }))
           }
         }).pipe(Effect.flip)
-        expect([error, attempts]).toEqual(["TicketAlreadyClosed", 1])
+        expect([error._tag, attempts]).toEqual(["TicketNotFound", 1])
+        const store = yield* TicketStore
+        expect((yield* store.transaction(store.load(missing))).version).toBe(0)
       })
     )
   })
