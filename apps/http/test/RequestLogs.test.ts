@@ -1,6 +1,6 @@
 import { HttpApp } from "@effect/platform"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer, Logger } from "effect"
+import { Cause, Effect, Layer, Logger } from "effect"
 import { lineLogger } from "../src/Cli/Logging.js"
 import { decideRequestId } from "../src/Http/RequestId.js"
 import { observeRequests } from "../src/Http/RequestLog.js"
@@ -154,5 +154,44 @@ describe("decideRequestId", () => {
     assert.strictEqual(decideRequestId("x".repeat(128)), "x".repeat(128))
     for (const hostile of [undefined, "", "x".repeat(129), "a b", "a\nb", "a/b", '"', "ü"])
       assert.match(decideRequestId(hostile), UUID, String(hostile))
+  })
+})
+
+describe("the pretty format (LOG_FORMAT=pretty, a terminal's default)", () => {
+  const logged = (colors: boolean, effect: Effect.Effect<void>) => {
+    const lines: Array<string> = []
+    Effect.runSync(
+      effect.pipe(
+        Effect.provide(
+          Logger.replace(
+            Logger.defaultLogger,
+            lineLogger("pretty", (l) => void lines.push(l), colors)
+          )
+        )
+      )
+    )
+    return lines
+  }
+  const request = Effect.log("Sent HTTP response").pipe(
+    Effect.annotateLogs({ duration_ms: 3, status: 200, path: "/x/?signature=s", method: "GET", request_id: "r1" })
+  )
+
+  it("is one line per request, its fields in reading order; coloured only when asked", () => {
+    const [line, ...more] = logged(false, request)
+    assert.deepStrictEqual(more, [])
+    assert.match(
+      line!,
+      /^\d\d:\d\d:\d\d\.\d{3} INFO Sent HTTP response request_id=r1 method=GET path=\/x\/\?signature=s status=200 duration_ms=3\n$/
+    )
+    assert.include(logged(true, request)[0], "\x1b[")
+  })
+
+  it("puts a failure's cause, redacted, on the lines after it", () => {
+    const [line] = logged(
+      false,
+      Effect.logError("Unexpected failure", Cause.die(new Error(`at /csat/${SURVEY_TOKEN}/`)))
+    )
+    assert.match(line!, /ERROR Unexpected failure\n {2}Error: at \/csat\/\[redacted\]\//)
+    assert.notInclude(line!, SURVEY_TOKEN)
   })
 })

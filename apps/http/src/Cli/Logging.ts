@@ -21,6 +21,15 @@ const messageText = (message: unknown): string => {
 // Failure texts can quote the request's URL (and so a survey token or a download signature): decision 0805.
 const causeText = (cause: Cause.Cause<unknown>) => redactUrl(Cause.pretty(cause, { renderErrorCause: true }))
 
+// A request's fields in the order one reads them; other annotations after them.
+const FIELD_ORDER = ["request_id", "method", "path", "status", "duration_ms"]
+const rank = (key: string) => {
+  const at = FIELD_ORDER.indexOf(key)
+  return at < 0 ? FIELD_ORDER.length : at
+}
+const ordered = (annotations: HashMap.HashMap<string, unknown>) =>
+  HashMap.toEntries(annotations).sort(([a], [b]) => rank(a) - rank(b))
+
 /**
  * One log record as one line of JSON: `time`, `level` (lower case), `message`, the annotations as fields
  * (`request_id`, `method`, `path`, `status`, `duration_ms` on a request's line), `spans` in milliseconds, and
@@ -32,7 +41,7 @@ export const jsonLine = (options: Logger.Logger.Options<unknown>): string => {
     level: options.logLevel.label.toLowerCase(),
     message: messageText(options.message)
   }
-  for (const [key, value] of HashMap.toEntries(options.annotations))
+  for (const [key, value] of ordered(options.annotations))
     if (!(key in line)) line[key] = typeof value === "bigint" ? String(value) : value
   if (List.isCons(options.spans)) {
     const now = options.date.getTime()
@@ -68,7 +77,7 @@ export const prettyLine = (options: Logger.Logger.Options<unknown>, colors = fal
   const level = options.logLevel.label
   const color = LEVEL_COLORS[level]
   let line = `${options.date.toISOString().slice(11, 23)} ${colors && color !== undefined ? `\x1b[${color}m${level}\x1b[0m` : level} ${messageText(options.message)}`
-  for (const [key, value] of HashMap.toEntries(options.annotations)) line += ` ${key}=${shown(value)}`
+  for (const [key, value] of ordered(options.annotations)) line += ` ${key}=${shown(value)}`
   if (List.isCons(options.spans)) {
     const now = options.date.getTime()
     for (const span of options.spans) line += ` ${span.label}=${now - span.startTime}ms`
