@@ -21,6 +21,19 @@ const sqlErrorIn = (cause: Cause.Cause<unknown>) =>
     (error): error is SqlError.SqlError => error instanceof SqlError.SqlError
   )
 
+// The CLI library's own options that take a value, which may stand before the command.
+const OPTIONS_WITH_VALUE = new Set(["--log-level", "--completions"])
+
+/** The command word of a command line (`serve`, `org`, …), past options such as `--log-level debug`. */
+export const commandWordOf = (argv: ReadonlyArray<string>): string | undefined => {
+  const args = argv.slice(2)
+  for (let i = 0; i < args.length; i++) {
+    if (OPTIONS_WITH_VALUE.has(args[i]!)) i++
+    else if (!args[i]!.startsWith("-")) return args[i]
+  }
+  return undefined
+}
+
 const oneLine = (message: string) =>
   Console.error(`Error: ${message}`).pipe(Effect.zipRight(Effect.sync(() => (process.exitCode = 1))))
 
@@ -33,7 +46,7 @@ const oneLine = (message: string) =>
 export const commandProcess =
   (argv: ReadonlyArray<string>) =>
   <A, E, R>(program: Effect.Effect<A, E, R>) => {
-    const command = argv.slice(2).find((arg) => !arg.startsWith("-"))
+    const command = commandWordOf(argv)
     const joinRunningOwner = command !== "serve" && command !== "worker"
     return Effect.zipRight(exitIfShutdownHangs, program).pipe(
       Effect.catchAll((error) =>

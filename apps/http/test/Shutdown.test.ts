@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Console, Context, DateTime, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
-import { commandProcess } from "../src/CommandProcess.js"
+import { commandProcess, commandWordOf } from "../src/CommandProcess.js"
 import { clientOptions, MigrationsLive, PgLive } from "../src/Database/Database.js"
 import { embeddedPostgres } from "../src/Database/EmbeddedPostgres.js"
 import * as PgPool from "../src/Database/PgPool.js"
@@ -114,6 +114,7 @@ const exitWithin = (service: Helpdesk, seconds: number) =>
 const slowUpload = (port: number, requestPath: string, token: string, chunks: number, every: number) =>
   new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
     const boundary = "----hd-shutdown-boundary"
+    let timer: ReturnType<typeof setInterval> | undefined
     const request = http.request({
       host: "127.0.0.1",
       port,
@@ -127,12 +128,15 @@ const slowUpload = (port: number, requestPath: string, token: string, chunks: nu
       response.on("data", (chunk) => (body += chunk))
       response.on("end", () => resolve({ status: response.statusCode!, connection: response.headers.connection, body }))
     })
-    request.on("error", reject)
+    request.on("error", (error) => {
+      clearInterval(timer)
+      reject(error)
+    })
     request.write(
       `--${boundary}\r\nContent-Disposition: form-data; name="file_upload"; filename="slow.txt"\r\nContent-Type: text/plain\r\n\r\n`
     )
     let sent = 0
-    const timer = setInterval(() => {
+    timer = setInterval(() => {
       request.write("x".repeat(1024))
       if (++sent < chunks) return
       clearInterval(timer)
@@ -185,6 +189,32 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("stoppin
         expect(yield* exitWithin(service, 15)).toBe(0)
         expect(isRunning(service.child.pid!)).toBe(false)
         expect(yield* Effect.promise(() => bindable(service.port))).toBe(true)
+      })
+  )
+
+  it.scoped(
+    "given a request longer than SHUTDOWN_TIMEOUT, its connection is cut when the timeout ends and the process still exits 0",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* Fixtures.organization()
+        const service = yield* serve({
+          DATABASE_URL: yield* DatabaseUrl,
+          DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1",
+          DATA_DIR: tempDataDir(),
+          SHUTDOWN_TIMEOUT: "1 second"
+        })
+        // 30 s of trickling body: far past the timeout.
+        const upload = slowUpload(service.port, `${org.path}pending-attachments/`, org.ownerToken, 300, 100).then(
+          (answer) => `answered ${answer.status}`,
+          (error: Error) => `cut: ${error.message}`
+        )
+        yield* Effect.sleep("500 millis")
+        const stoppedAt = Date.now()
+        service.child.kill("SIGTERM")
+        expect(yield* exitWithin(service, 10), service.output()).toBe(0)
+        expect(Date.now() - stoppedAt).toBeLessThan(6_000)
+        expect(yield* Effect.promise(() => upload)).toMatch(/^cut: /)
+        expect(service.output()).toContain("still in flight after SHUTDOWN_TIMEOUT")
       })
   )
 })
@@ -270,6 +300,12 @@ describe("the embedded DATA_DIR", () => {
       ])
     })
   )
+
+  it("given options before the command, the command word that decides whether it may join is still found", () => {
+    expect(commandWordOf(["node", "helpdesk", "--log-level", "debug", "serve"])).toBe("serve")
+    expect(commandWordOf(["node", "helpdesk", "--log-level=debug", "worker"])).toBe("worker")
+    expect(commandWordOf(["node", "helpdesk", "org", "create", "--name", "serve"])).toBe("org")
+  })
 
   it.effect("given a command that may not join (serve, worker), a DATA_DIR open in another process is refused", () =>
     Effect.gen(function* () {

@@ -40,7 +40,8 @@ const drainable = (create: () => Http.Server) => {
       yield* Effect.logInfo(
         `Stopping: no new connections; ${pending} request(s) in flight get up to ${Duration.format(timeout)}`
       )
-      const inTime = yield* closed.pipe(
+      // Interruptible, or the timeout could not stop the wait (a finalizer runs uninterruptibly).
+      const inTime = yield* Effect.interruptible(closed).pipe(
         Effect.timeoutTo({ duration: timeout, onSuccess: () => true, onTimeout: () => false })
       )
       if (!inTime) {
