@@ -1,9 +1,11 @@
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { NodeContext } from "@effect/platform-node"
 import type { SqlClient } from "@effect/sql"
-import { assert, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Fiber, Layer, Schedule } from "effect"
 import { CliDatabase, CliError, CliUnmigratedDatabase, runCli } from "../src/Cli/Commands.js"
 import { Output } from "../src/Cli/Output.js"
@@ -362,4 +364,36 @@ layer(TestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
       assert.deepStrictEqual(status.pending, [])
     })
   )
+})
+
+/** `helpdesk <args>` in a process of its own, from the sources through tsx, its output piped as in a script. */
+const spawned = (args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
+    const tsconfig = fileURLToPath(new URL("../tsconfig.test.json", import.meta.url))
+    execFile(
+      process.execPath,
+      ["--import", "tsx", cli, ...args],
+      // No DATABASE_URL nor DATA_DIR to touch: these command lines never reach the database.
+      { env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig, DATABASE_URL: "", ...env } },
+      (error, stdout, stderr) => resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr })
+    )
+  })
+
+describe("the helpdesk process", () => {
+  it("piped: help without ANSI escapes; a missing flag is one line on stderr and exit code 2", async () => {
+    const help = await spawned(["--help"])
+    assert.strictEqual(help.code, 0, help.stderr)
+    assert.include(help.stdout, "USAGE")
+    assert.notInclude(help.stdout + help.stderr, "\x1b[")
+    const missing = await spawned(["org", "create", "--owner-email", "a@example.com"])
+    assert.deepStrictEqual(missing, {
+      code: 2,
+      stdout: "",
+      stderr: "Error: missing --name (see helpdesk org create --help)\n"
+    })
+    const unknown = await spawned(["tokne", "list"], { NO_COLOR: "1" })
+    assert.strictEqual(unknown.code, 2)
+    assert.match(unknown.stderr, /^Error: [^\n]+ \(see helpdesk --help\)\n$/)
+  })
 })
