@@ -185,9 +185,12 @@ const userAdd = Command.make(
   "add",
   {
     org: Options.text("org").pipe(Options.withDescription("The organization's public id.")),
-    email: Options.text("email"),
-    role: Options.choice("role", MEMBER_ROLES).pipe(Options.withDefault("member" as const)),
-    name: Options.text("name").pipe(Options.withDefault(""))
+    email: Options.text("email").pipe(Options.withDescription("The user's e-mail (created if new).")),
+    role: Options.choice("role", MEMBER_ROLES).pipe(
+      Options.withDefault("member" as const),
+      Options.withDescription("Their role in the organization (default member).")
+    ),
+    name: Options.text("name").pipe(Options.withDefault(""), Options.withDescription("The user's name, if new."))
   },
   ({ email, name, org, role }) =>
     withServices(
@@ -243,18 +246,21 @@ const tokenCreate = Command.make(
     )
 ).pipe(Command.withDescription("Create a token and print it (the only time it is shown)."))
 
-const tokenRevoke = Command.make("revoke", { reference: Args.text({ name: "token-or-id" }) }, ({ reference }) =>
-  withServices(
-    Effect.gen(function* () {
-      const revoked = yield* (yield* Tokens)
-        .revoke(reference)
-        .pipe(Effect.mapError((error) => new CliError({ message: error.message })))
-      yield* (yield* Output).result(
-        { id: revoked.id, kind: revoked.kind, revoked_at: revoked.revokedAt?.toISOString() ?? null },
-        `Token ${revoked.id} revoked.`
-      )
-    })
-  )
+const tokenRevoke = Command.make(
+  "revoke",
+  { reference: Args.text({ name: "token-or-id" }).pipe(Args.withDescription("The token itself, or its id.")) },
+  ({ reference }) =>
+    withServices(
+      Effect.gen(function* () {
+        const revoked = yield* (yield* Tokens)
+          .revoke(reference)
+          .pipe(Effect.mapError((error) => new CliError({ message: error.message })))
+        yield* (yield* Output).result(
+          { id: revoked.id, kind: revoked.kind, revoked_at: revoked.revokedAt?.toISOString() ?? null },
+          `Token ${revoked.id} revoked.`
+        )
+      })
+    )
 ).pipe(Command.withDescription("Revoke a token given its value or its id."))
 
 const demo = Command.make(
