@@ -15,6 +15,7 @@ import {
 } from "@helpdesk/domain"
 import { type DateTime, Effect, Either, Layer } from "effect"
 import { waitingSinceAfter } from "../Timers/WaitingSince.js"
+import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { PostgresEventStore } from "./PostgresEventStore.js"
 import { decodeSnapshot, emptyFold, snapshotVersionAfter, type TicketFold } from "./TicketSnapshot.js"
 
@@ -82,56 +83,117 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()("
       if (cache.size > FOLD_CACHE_SIZE) cache.delete(cache.keys().next().value!)
     }
 
-    /** Events of the stream from `fromPosition` (inclusive). */
-    const readFrom = (streamId: string, fromPosition: number) => events.readStream(streamId, fromPosition - 1)
+    /** Events of each stream from its position (inclusive), by stream, in stream order: one query. */
+    const readFrom = (from: ReadonlyArray<readonly [streamId: string, position: number]>) =>
+      from.length === 0
+        ? Effect.succeed(new Map<string, Array<RecordedEvent>>())
+        : sql<EventRow>`
+            SELECT ${eventColumns(sql)} FROM hd_events
+            JOIN unnest(${from.map(([id]) => id)}::text[], ${from.map(([, p]) => p)}::bigint[]) AS f(sid, position)
+              ON stream_id = f.sid AND stream_position >= f.position
+            ORDER BY stream_id, stream_position`.pipe(
+            Effect.map((rows) => {
+              const streams = new Map<string, Array<RecordedEvent>>()
+              for (const row of rows) {
+                const list = streams.get(row.streamId)
+                if (list === undefined) streams.set(row.streamId, [toRecordedEvent(row)])
+                else list.push(toRecordedEvent(row))
+              }
+              return streams
+            })
+          )
 
-    const load = (ticketId: number): Effect.Effect<LoadedFold, EventDecodeError> =>
+    /** Where a stream's fold starts: the cached fold, the snapshot, or nothing; and the position to read from. */
+    interface Start {
+      readonly base: TicketFold
+      readonly source: FoldSource
+      readonly from: number
+      readonly lastEventId: string | null
+    }
+
+    const loadMany = (
+      ticketIds: ReadonlyArray<number>
+    ): Effect.Effect<ReadonlyArray<Either.Either<LoadedFold, EventDecodeError>>> =>
       Effect.gen(function* () {
-        const streamId = ticketStreamId(ticketId)
-        const cached = cache.get(streamId)
-        // The lock, the stream's version, and whether the cached fold's last event is still the stream's: one query.
-        const rows = yield* sql<{ version: string; eventId: string | null }>`
-          SELECT s.version, e.event_id FROM hd_streams s
-          LEFT JOIN hd_events e ON e.stream_id = s.stream_id AND e.stream_position = ${cached?.version ?? 0}
-          WHERE s.stream_id = ${streamId}
+        const streamIds = ticketIds.map(ticketStreamId)
+        const cachedVersions = streamIds.map((id) => cache.get(id)?.version ?? 0)
+        // The locks (in stream-id order), each stream's version, and whether a cached fold's last event is still
+        // the stream's: one query.
+        const rows = yield* sql<{ streamId: string; version: string; eventId: string | null }>`
+          SELECT s.stream_id, s.version, e.event_id
+          FROM unnest(${streamIds}::text[], ${cachedVersions}::bigint[]) AS c(sid, cached)
+          JOIN hd_streams s ON s.stream_id = c.sid
+          LEFT JOIN hd_events e ON e.stream_id = c.sid AND e.stream_position = c.cached
+          ORDER BY s.stream_id
           FOR UPDATE OF s`
-        const row = rows[0]
-        if (row === undefined) {
-          cache.delete(streamId)
-          return { ...emptyFold, source: "none", eventsRead: 0 } satisfies LoadedFold
+        const found = new Map(rows.map((row) => [row.streamId, row]))
+        const starts = new Map<string, Start>()
+        const cold: Array<string> = []
+        for (const streamId of streamIds) {
+          const row = found.get(streamId)
+          const cached = cache.get(streamId)
+          if (row === undefined) cache.delete(streamId)
+          else if (cached !== undefined && cached.version <= Number(row.version) && row.eventId === cached.lastEventId)
+            starts.set(streamId, {
+              base: cached,
+              source: "cache",
+              from: cached.version + 1,
+              lastEventId: cached.lastEventId
+            })
+          else cold.push(streamId)
         }
-        const version = Number(row.version)
-        if (cached !== undefined && cached.version <= version && row.eventId === cached.lastEventId) {
-          const tail = cached.version === version ? [] : yield* readFrom(streamId, cached.version + 1)
-          const fold = yield* foldOnto(cached, tail)
-          if (tail.length > 0) remember(streamId, { ...fold, lastEventId: tail[tail.length - 1]!.eventId })
-          return { ...fold, source: "cache", eventsRead: tail.length } satisfies LoadedFold
+        if (cold.length > 0) {
+          const snapshots = yield* sql<{ streamId: string; version: string; schemaVersion: number; state: string }>`
+            SELECT stream_id, version, schema_version, state::text AS state FROM hd_ticket_snapshots
+            WHERE stream_id = ANY(${cold}::text[])`
+          const byStream = new Map(snapshots.map((snapshot) => [snapshot.streamId, snapshot]))
+          for (const streamId of cold) {
+            const snapshot = byStream.get(streamId)
+            const version = Number(found.get(streamId)!.version)
+            const usable =
+              snapshot !== undefined &&
+              snapshot.schemaVersion === TICKET_STATE_VERSION &&
+              Number(snapshot.version) <= version
+            const base: TicketFold = usable
+              ? {
+                  ...decodeSnapshot(snapshot.state),
+                  version: Number(snapshot.version),
+                  snapshotVersion: Number(snapshot.version)
+                }
+              : emptyFold
+            // From the snapshot's own event on, for the id of the last event folded.
+            starts.set(streamId, {
+              base,
+              source: usable ? "snapshot" : "stream",
+              from: Math.max(base.version, 1),
+              lastEventId: null
+            })
+          }
         }
-        const snapshots = yield* sql<{ version: string; schemaVersion: number; state: string }>`
-          SELECT version, schema_version, state::text AS state FROM hd_ticket_snapshots WHERE stream_id = ${streamId}`
-        const snapshot = snapshots[0]
-        const usable =
-          snapshot !== undefined &&
-          snapshot.schemaVersion === TICKET_STATE_VERSION &&
-          Number(snapshot.version) <= version
-        const base: TicketFold = usable
-          ? {
-              ...decodeSnapshot(snapshot.state),
-              version: Number(snapshot.version),
-              snapshotVersion: Number(snapshot.version)
-            }
-          : emptyFold
-        // From the snapshot's own event on, for the id of the last event folded.
-        const read = yield* readFrom(streamId, Math.max(base.version, 1))
-        const tail = base.version === 0 ? read : read.slice(1)
-        const fold = yield* foldOnto(base, tail)
-        const last = read[read.length - 1]
-        if (last !== undefined) remember(streamId, { ...fold, lastEventId: last.eventId })
-        return { ...fold, source: usable ? "snapshot" : "stream", eventsRead: tail.length } satisfies LoadedFold
+        const toRead: Array<readonly [string, number]> = []
+        for (const [streamId, start] of starts) {
+          if (start.from <= Number(found.get(streamId)!.version)) toRead.push([streamId, start.from])
+        }
+        const read = yield* readFrom(toRead)
+        return streamIds.map((streamId): Either.Either<LoadedFold, EventDecodeError> => {
+          const start = starts.get(streamId)
+          if (start === undefined) return Either.right({ ...emptyFold, source: "none", eventsRead: 0 })
+          const events = read.get(streamId) ?? []
+          const tail = events.filter((e) => e.streamPosition > start.base.version)
+          return Either.map(foldOnto(start.base, tail), (fold) => {
+            const lastEventId = events[events.length - 1]?.eventId ?? start.lastEventId
+            if (lastEventId !== null && (tail.length > 0 || start.source !== "cache"))
+              remember(streamId, { ...fold, lastEventId })
+            return { ...fold, source: start.source, eventsRead: tail.length }
+          })
+        })
       }).pipe(
         Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("PostgresTicketStore.load", { attributes: { ticketId } })
+        Effect.withSpan("PostgresTicketStore.loadMany", { attributes: { tickets: ticketIds.length } })
       )
+
+    const load = (ticketId: number): Effect.Effect<LoadedFold, EventDecodeError> =>
+      Effect.flatMap(loadMany([ticketId]), (loaded) => loaded[0]!)
 
     const append = (writes: ReadonlyArray<TicketWrite>, options: WriteOptions) =>
       Effect.gen(function* () {
@@ -174,7 +236,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()("
     /** Forgets every fold kept in memory (tests; after restoring a database). */
     const forget = Effect.sync(() => cache.clear())
 
-    return { load, append, transaction, forget } as const
+    return { load, loadMany, append, transaction, forget } as const
   })
 }) {}
 
@@ -189,6 +251,6 @@ export const PostgresTicketStoreLive: Layer.Layer<
 > = Layer.effect(
   TicketStore,
   Effect.map(PostgresTicketStore, (store) =>
-    TicketStore.of({ load: store.load, append: store.append, transaction: store.transaction })
+    TicketStore.of({ load: store.load, loadMany: store.loadMany, append: store.append, transaction: store.transaction })
   )
 ).pipe(Layer.provideMerge(PostgresTicketStore.Default))

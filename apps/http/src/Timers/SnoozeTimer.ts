@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { runTicketCommands, SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
-import { DateTime, Effect, Layer } from "effect"
+import { runTicketBatch, SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
+import { DateTime, Effect, Either, Layer } from "effect"
 import { type BatchResult, drain, timerLoop } from "./Sweep.js"
 
 /**
@@ -23,9 +23,10 @@ export interface DueSnooze {
  * A batch is claimed in one transaction with `FOR UPDATE SKIP LOCKED` on the ticket's read-model row and its
  * stream row, so replicas take disjoint batches, and a ticket whose stream another writer holds is left for the
  * next round instead of waited for (writers lock the stream row, then the read-model row: taking both without
- * waiting can never deadlock with them). Each claimed ticket's command goes through the one command pipeline
- * (`runTicketCommands`, docs/decisions/0305-one-command-pipeline.md) inside the claiming transaction, which is its
- * unit of work (no savepoint per ticket: a refused command writes nothing). The command carries the `snoozed_until` the timer found, so a ticket re-snoozed
+ * waiting can never deadlock with them). The claimed tickets' commands go through the one command pipeline as one
+ * batch (`runTicketBatch`, docs/decisions/0305-one-command-pipeline.md) inside the claiming transaction, which is its
+ * unit of work: one load of every claimed stream, one decision each, one multi-stream append (a refused or stale
+ * command writes nothing). The command carries the `snoozed_until` the timer found, so a ticket re-snoozed
  * meanwhile ignores it (the domain calls the timer stale), as does one already unsnoozed: at most one
  * `TicketUnsnoozed` per snooze, however many replicas sweep and whatever crashes in between.
  */
@@ -36,45 +37,42 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
     // The claiming transaction is the unit of work of every ticket of the batch.
     const inClaim = TicketStore.of({ ...store, transaction: (self) => self })
 
-    /** Fires one claimed ticket's timer; false when it failed (logged; the ticket stays due). */
-    const fireOne = ({ ticketId, organizationId, snoozedUntil }: DueSnooze, at: DateTime.Utc) =>
-      runTicketCommands({
-        ticketId,
-        plan: ({ state }) =>
-          state._tag === "Ticket" && state.organizationId === organizationId
-            ? Effect.succeed({
-                commands: [new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil })],
-                result: undefined
-              })
-            : Effect.fail(new Error("no such ticket in its row's organization"))
-      }).pipe(
-        Effect.provideService(TicketStore, inClaim),
-        Effect.map((written) => ({ acted: written.events.length > 0, failed: false })),
-        // The stream is locked by the claim: a conflict here is a bug, and the batch rolls back.
-        Effect.catchTags({ StreamVersionConflict: Effect.die, StreamClosed: Effect.die }),
-        Effect.catchAll((error) =>
-          Effect.as(Effect.logWarning(`Snooze timer: ticket ${ticketId} failed; it stays due`, error), {
-            acted: false,
-            failed: true
-          })
-        )
-      )
-
     /**
      * Fires the timers of claimed tickets at `now` (the write's instant, or `now` when a caller sweeps ahead of the
-     * clock). A ticket whose events cannot be read, or which is not of its row's organization, is logged and
-     * skipped (it stays due); a stale timer appends nothing.
+     * clock), as one batch of the pipeline: one locking load and one append for all of them. A ticket whose events
+     * cannot be read, or which is not of its row's organization, is logged and skipped (it stays due); a stale timer
+     * appends nothing.
      */
     const fire = (due: ReadonlyArray<DueSnooze>, now: DateTime.Utc) =>
       Effect.gen(function* () {
         if (due.length === 0) return { claimed: 0, acted: 0, failed: 0 } satisfies BatchResult
         const at = DateTime.max(yield* DateTime.now, now)
-        const results = yield* Effect.forEach(due, (d) => fireOne(d, at))
-        return {
-          claimed: due.length,
-          acted: results.filter((r) => r.acted).length,
-          failed: results.filter((r) => r.failed).length
-        } satisfies BatchResult
+        const byTicket = new Map(due.map((d) => [d.ticketId, d]))
+        const outcomes = yield* runTicketBatch({
+          ticketIds: due.map((d) => d.ticketId),
+          plan: (ticketId, { state }) => {
+            const { organizationId, snoozedUntil } = byTicket.get(ticketId)!
+            return state._tag === "Ticket" && state.organizationId === organizationId
+              ? Effect.succeed([new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil })])
+              : Effect.fail(new Error("no such ticket in its row's organization"))
+          }
+        }).pipe(
+          Effect.provideService(TicketStore, inClaim),
+          // The streams are locked by the claim: a conflict here is a bug, and the batch rolls back.
+          Effect.catchTags({ StreamVersionConflict: Effect.die, StreamClosed: Effect.die })
+        )
+        let acted = 0
+        let failed = 0
+        for (let i = 0; i < due.length; i++) {
+          const outcome = outcomes[i]!
+          if (Either.isRight(outcome)) {
+            if (outcome.right.events.length > 0) acted++
+            continue
+          }
+          failed++
+          yield* Effect.logWarning(`Snooze timer: ticket ${due[i]!.ticketId} failed; it stays due`, outcome.left)
+        }
+        return { claimed: due.length, acted, failed } satisfies BatchResult
       })
 
     /** One claiming transaction: up to `limit` tickets due at `now`. */

@@ -240,6 +240,79 @@ export const runTicketCommands = <A, E, R, EP = never, RP = never>(
       )
   )
 
+/**
+ * Many tickets' commands through the pipeline in one unit of work (a timer's batch): every ticket loaded at once
+ * (`loadMany`, in id order), `plan` and the decision per ticket — a ticket whose load, plan or decision fails is left
+ * out and answered as that failure —, then one append of every write, then `policies` per write. A conflict starts the
+ * whole batch again, per `retry`. Answers each ticket's outcome in the order given.
+ */
+export const runTicketBatch = <E, R, EP = never, RP = never>(
+  options: PipelineOptions & {
+    readonly ticketIds: ReadonlyArray<number>
+    readonly plan: (ticketId: number, loaded: LoadedTicket) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>
+    readonly policies?: ReadonlyArray<TicketPolicy<EP, RP>>
+  }
+): Effect.Effect<
+  ReadonlyArray<Either.Either<TicketWritten, E | TicketError | EventDecodeError>>,
+  EP | StreamVersionConflict | StreamClosed,
+  R | RP | TicketStore
+> =>
+  Effect.flatMap(TicketStore, (store) =>
+    store
+      .transaction(
+        Effect.gen(function* () {
+          const ids = [...new Set(options.ticketIds)].sort((a, b) => a - b)
+          const loadedAll = yield* store.loadMany(ids)
+          const decided = new Map<number, Either.Either<TicketWrite, E | TicketError | EventDecodeError>>()
+          for (let i = 0; i < ids.length; i++) {
+            const ticketId = ids[i]!
+            const loaded = loadedAll[i]!
+            if (Either.isLeft(loaded)) {
+              decided.set(ticketId, Either.left(loaded.left))
+              continue
+            }
+            const commands = yield* Effect.either(options.plan(ticketId, loaded.right))
+            const decision = Either.flatMap(commands, (c) => decideAll(c, loaded.right.state))
+            decided.set(
+              ticketId,
+              Either.map(decision, ({ events, state }) => ({ ticketId, before: loaded.right, events, after: state }))
+            )
+          }
+          const writes = [...decided.values()].flatMap((d) =>
+            Either.isRight(d) && d.right.events.length > 0 ? [d.right] : []
+          )
+          const results = yield* store.append(writes, {
+            eventId: options.eventId ?? randomEventId,
+            metadata: options.metadata
+          })
+          const appended = new Map(writes.map((write, i) => [write.ticketId, results[i]!]))
+          const outcomes = new Map<number, Either.Either<TicketWritten, E | TicketError | EventDecodeError>>()
+          for (const [ticketId, d] of decided) {
+            if (Either.isLeft(d)) {
+              outcomes.set(ticketId, Either.left(d.left))
+              continue
+            }
+            const append = appended.get(ticketId) ?? null
+            const written: TicketWritten = {
+              ticketId,
+              previous: d.right.before.state,
+              events: d.right.events,
+              state: d.right.after,
+              version: append?.version ?? d.right.before.version,
+              append
+            }
+            if (append !== null) for (const policy of options.policies ?? []) yield* policy(written)
+            outcomes.set(ticketId, Either.right(written))
+          }
+          return options.ticketIds.map((id) => outcomes.get(id)!)
+        })
+      )
+      .pipe(
+        retryConflicts(options),
+        Effect.withSpan("Ticket.runBatch", { attributes: { tickets: options.ticketIds.length } })
+      )
+  )
+
 /** The outcome of {@link runTicketMerge}: both writes. */
 export interface MergeOutcome {
   readonly source: TicketWritten

@@ -61,6 +61,10 @@ export class TicketStore extends Context.Tag("@helpdesk/domain/TicketStore")<
   {
     /** The ticket at its latest version (`NoTicket` at version 0 when there is no stream). */
     readonly load: (ticketId: number) => Effect.Effect<LoadedTicket, EventDecodeError>
+    /** Several tickets at once (in the order given), each loaded or failed on its own. */
+    readonly loadMany: (
+      ticketIds: ReadonlyArray<number>
+    ) => Effect.Effect<ReadonlyArray<Either.Either<LoadedTicket, EventDecodeError>>>
     /** Appends every write atomically, each expecting the version it was loaded at (within `transaction`). */
     readonly append: (
       writes: ReadonlyArray<TicketWrite>,
@@ -84,17 +88,21 @@ export const streamAppendOf = (write: TicketWrite, options: WriteOptions): Strea
  * A {@link TicketStore} on an {@link EventStore}: every load reads and folds the whole stream; the unit of work
  * is the store's atomic append (there is nothing else to make atomic).
  */
-export const ticketStoreOf = (store: EventStore["Type"]): TicketStore["Type"] => ({
-  load: (ticketId) =>
+export const ticketStoreOf = (store: EventStore["Type"]): TicketStore["Type"] => {
+  const load = (ticketId: number) =>
     Effect.flatMap(store.readStream(ticketStreamId(ticketId)), (recorded) =>
       Either.map(fromRecordedEvents(recorded), (events) => ({
         state: evolveAll(events, initialState),
         version: recorded.length === 0 ? 0 : recorded[recorded.length - 1]!.streamPosition
       }))
-    ),
-  append: (writes, options) => store.append(writes.map((write) => streamAppendOf(write, options))),
-  transaction: (self) => self
-})
+    )
+  return {
+    load,
+    loadMany: (ticketIds) => Effect.forEach(ticketIds, (id) => Effect.either(load(id))),
+    append: (writes, options) => store.append(writes.map((write) => streamAppendOf(write, options))),
+    transaction: (self) => self
+  }
+}
 
 /** The {@link TicketStore} served from the context's {@link EventStore}. */
 export const provideTicketStoreFromEventStore = <A, E, R>(

@@ -9,7 +9,9 @@ import {
   handleTicketCommand,
   InMemoryEventStore,
   MergeTickets,
+  provideTicketStoreFromEventStore,
   type RecordedEvent,
+  runTicketBatch,
   type StreamAppend,
   ticketStreamId
 } from "@helpdesk/domain"
@@ -145,6 +147,32 @@ describe("executeTicketCommand / executeMerge against the EventStore", () => {
         Effect.provideService(EventStore, racing)
       )
       expect(handled.state._tag === "Ticket" && handled.state.messages.map((m) => m.id)).toEqual([500, 501])
+    }).pipe(Effect.provide(InMemoryEventStore))
+  )
+})
+
+describe("runTicketBatch (a timer's batch through the pipeline)", () => {
+  it.effect("decides each ticket on its own, appends every write at once, and answers each outcome in order", () =>
+    Effect.gen(function* () {
+      yield* executeTicketCommand(createTicket({ ticketId: 31 }))
+      yield* executeTicketCommand(createTicket({ ticketId: 32 }))
+      const outcomes = yield* runTicketBatch({
+        ticketIds: [32, 33, 31],
+        plan: (id) =>
+          id === 32 ? Effect.fail("skip" as const) : Effect.succeed([addMessage({ ticketId: id, messageId: id * 10 })])
+      }).pipe(provideTicketStoreFromEventStore)
+      expect(outcomes.map((o) => (Either.isRight(o) ? o.right.events.map((e) => e._tag) : o.left))).toEqual([
+        "skip",
+        expect.objectContaining({ _tag: "TicketNotFound" }),
+        ["MessageAdded", "TicketActivated"]
+      ])
+      const store = yield* EventStore
+      expect((yield* store.readStream(ticketStreamId(31))).map((e) => e.type)).toEqual([
+        "TicketCreated",
+        "MessageAdded",
+        "TicketActivated"
+      ])
+      expect((yield* store.readStream(ticketStreamId(32))).map((e) => e.type)).toEqual(["TicketCreated"])
     }).pipe(Effect.provide(InMemoryEventStore))
   )
 })
