@@ -1,21 +1,26 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import {
+  AddMessage,
   EventStore,
   ExpectedVersion,
   executeMerge,
   executeTicketCommand,
   fromRecordedEvents,
+  loadTicket,
   MergeTickets,
   projectMessageViews,
   projectTicketView,
+  TICKET_STATE_VERSION,
   ticketStreamId
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either, Exit } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import type { InlineProjection } from "../src/EventStore/InlineProjection.js"
+import { PostgresTicketStore } from "../src/EventStore/PostgresTicketStore.js"
 import { RebuildInProgress, rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { ticketProjection, ticketReplayer, toJsonValue } from "../src/EventStore/TicketProjection.js"
+import { SNAPSHOT_EVERY } from "../src/EventStore/TicketSnapshot.js"
 import { appendTo, databaseStartup, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
 import { ticketLifecycle } from "./eventstore/ticketWorkload.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
@@ -369,6 +374,50 @@ describe("ticket read models", () => {
         expect((yield* ticketRow(8))!.view).toEqual(expected.ticket)
         expect((yield* messageRows(8)).map((r) => r.view)).toEqual(expected.messages)
       })
+    )
+    it.effect(
+      "given a ticket long enough for a snapshot, then a rebuild writes it again, and a write's load from it gives " +
+        "the state its events give",
+      () =>
+        Effect.gen(function* () {
+          const ticketId = 901
+          const streamId = ticketStreamId(ticketId)
+          yield* executeTicketCommand(ticketLifecycle(ticketId)[0]!)
+          for (let i = 0; i < SNAPSHOT_EVERY + 8; i++)
+            yield* executeTicketCommand(
+              new AddMessage({
+                ticketId,
+                at: DateTime.unsafeMake(Date.UTC(2026, 0, 6) + i * 1000),
+                actor: { role: "associate", user: null },
+                messageId: ticketId * 1000 + i,
+                content: `Note ${i}`,
+                contentHtml: "",
+                isVisibleToCustomer: false,
+                sendsEmail: false
+              })
+            )
+          const sql = yield* SqlClient.SqlClient
+          const snapshot = sql<{ version: string; schemaVersion: number }>`
+            SELECT version, schema_version FROM hd_ticket_snapshots WHERE stream_id = ${streamId}`
+          const store = yield* EventStore
+          const recorded = yield* store.readStream(streamId)
+          const full = toJsonValue(Either.getOrThrow(loadTicket(recorded)).state)
+          expect(yield* snapshot).toHaveLength(1)
+
+          yield* sql`DELETE FROM hd_ticket_snapshots WHERE stream_id = ${streamId}`
+          yield* rebuildProjections([ticketProjection], { batchSize: 10 })
+          const [rebuilt] = yield* snapshot
+          expect(rebuilt?.schemaVersion).toBe(TICKET_STATE_VERSION)
+          const behind = recorded.length - Number(rebuilt!.version)
+          expect(behind).toBeGreaterThanOrEqual(0)
+          expect(behind).toBeLessThan(SNAPSHOT_EVERY)
+
+          const loaded = yield* Effect.flatMap(PostgresTicketStore, (tickets) =>
+            tickets.transaction(tickets.load(ticketId))
+          ).pipe(Effect.provide(PostgresTicketStore.Default))
+          expect([loaded.source, loaded.eventsRead, loaded.version]).toEqual(["snapshot", behind, recorded.length])
+          expect(toJsonValue(loaded.state)).toEqual(full)
+        })
     )
   })
 })
