@@ -1,5 +1,5 @@
 import { HttpApi, HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Api } from "./Api.js"
 import { ExpiredUploadsReaperLive } from "./Attachments/ExpiredUploadsReaper.js"
 import { AttachmentsLive, DownloadsLive } from "./Attachments/Http.js"
@@ -16,6 +16,7 @@ import { CsatLive } from "./Csat/Http.js"
 import { Customers } from "./Customers/Customers.js"
 import { CustomersLive } from "./Customers/Http.js"
 import { HealthLive } from "./Health/Http.js"
+import { MetricsLive } from "./Health/Metrics.js"
 import { Articles } from "./HelpCenter/Articles.js"
 import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
@@ -32,6 +33,8 @@ import { InboxesLive } from "./Inboxes/Http.js"
 import { Inboxes } from "./Inboxes/Inboxes.js"
 import { MailTrackingLive } from "./Mail/Http.js"
 import { MailWorkerLive } from "./Mail/MailWorker.js"
+import { otlpTracing } from "./Observability/OtlpTracing.js"
+import { measureRequests } from "./Observability/RequestMetrics.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
 import { Organizations } from "./Organizations/Organizations.js"
 import { PresetFiltersLive } from "./PresetFilters/Http.js"
@@ -117,13 +120,15 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
       HttpApiBuilder.serve((app) => {
         // CORS outermost: a preflight is answered before the path and method rules (decision 0406).
         const served = cors(origins)(wireConventions({ allowedMethods, baseUrl })(ticketRead(app)))
-        // A request id for every request, and its log line (decision 0410).
-        return observeRequests(options.logRequests === true)(served)
+        // A request id for every request, and its log line (decision 0410); counted and timed (decision 0411).
+        return measureRequests(observeRequests(options.logRequests === true)(served))
       })
     )
   ).pipe(
     // `/openapi.json` and `/docs`, rendered and gzipped once (decision 0405).
     Layer.provide(OpenApiDocsLive),
+    // `/metrics` (decision 0411).
+    Layer.provide(MetricsLive),
     Layer.provide(DecodeErrorsAsFieldErrors),
     Layer.provide(QueryTextChecked),
     Layer.provide(ApiLive),
@@ -151,7 +156,8 @@ export const WorkersLive = Layer.mergeAll(
 
 /**
  * The service listening on `host:port` (port 0: any free port). On shutdown it stops accepting and answers what is
- * in flight before its services are released (`SHUTDOWN_TIMEOUT`, decision 0407).
+ * in flight before its services are released (`SHUTDOWN_TIMEOUT`, decision 0407). Traced, and its spans sent over
+ * OTLP, only when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (decisions 0780, 0411).
  */
 export const ServerLive = (options: {
   readonly host: string
@@ -159,11 +165,16 @@ export const ServerLive = (options: {
   /** Run the background workers in this process too (default); off when `helpdesk worker` runs them apart. */
   readonly workers?: boolean
 }) =>
-  servedGracefully(
-    HttpAppLive({ logRequests: true }).pipe(
-      Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
-      HttpServer.withLogAddress
-    ),
-    createHttpServer,
-    { host: options.host, port: options.port }
+  Layer.unwrapEffect(
+    Effect.map(otlpTracing, (exporter) =>
+      servedGracefully(
+        HttpAppLive({ logRequests: true, tracing: Option.isSome(exporter) }).pipe(
+          Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
+          HttpServer.withLogAddress
+        ),
+        createHttpServer,
+        { host: options.host, port: options.port }
+        // Built first and released last: the spans of the requests drained at shutdown are still flushed.
+      ).pipe(Layer.provide(Option.getOrElse(exporter, () => Layer.empty)))
+    )
   )

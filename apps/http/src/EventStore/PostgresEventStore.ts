@@ -10,7 +10,8 @@ import {
   StreamVersionConflict,
   showExpectedVersion
 } from "@helpdesk/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Metric, Option } from "effect"
+import { eventAppendDuration } from "../Observability/Metrics.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { type AppendContext, eventsFor, InlineProjections } from "./InlineProjection.js"
 
@@ -193,6 +194,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
         Effect.catchTag("SqlError", (error) =>
           isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)
         ),
+        Metric.trackDuration(eventAppendDuration),
         Effect.withSpan("PostgresEventStore.append", { attributes: { streams: appends.length } })
       )
     }

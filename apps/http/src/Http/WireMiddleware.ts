@@ -7,8 +7,14 @@ import { type BaseUrlPolicy, HOST_HEADER_POLICY } from "./PublicBaseUrl.js"
 import { redactUrl } from "./Redaction.js"
 import { CurrentRequestId, REQUEST_ID_HEADER } from "./RequestId.js"
 
-/** Paths served without the trailing slash: probes and documentation, not API resources. */
-export const UNSLASHED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/openapi.json", "/docs"])
+/** Paths served without the trailing slash: probes, metrics and documentation, not API resources. */
+export const UNSLASHED_PATHS: ReadonlySet<string> = new Set([
+  "/healthz",
+  "/readyz",
+  "/metrics",
+  "/openapi.json",
+  "/docs"
+])
 
 /** Sent with every answer: a browser must not read a JSON error (or a download) as HTML or script. */
 export const NOSNIFF = { "x-content-type-options": "nosniff" } as const
@@ -51,7 +57,9 @@ const rewriteResponse = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse
 ): HttpServerResponse.HttpServerResponse => {
-  if (response.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", "X-Service-Token")
+  // `/metrics` challenges for its own bearer token (METRICS_TOKEN); every other 401 is the API's.
+  if (response.status === 401 && response.headers["www-authenticate"] === undefined)
+    return HttpServerResponse.setHeader(response, "www-authenticate", "X-Service-Token")
   if (response.status === 404 && isEmpty(response)) {
     // No route: the path exists with other methods (405, as DRF), or not at all (404; also a path parameter
     // longer than the router accepts).

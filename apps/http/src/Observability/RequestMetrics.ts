@@ -1,0 +1,74 @@
+import { HttpApi, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
+import { Effect, Metric } from "effect"
+import { Api } from "../Api.js"
+import { httpRequestDuration, httpRequests } from "./Metrics.js"
+import { routeTemplates, UNMATCHED } from "./RouteTemplates.js"
+
+/** Paths served beside the API's routes (documentation and metrics). */
+const EXTRA_ROUTES = [
+  { method: "GET", path: "/openapi.json" },
+  { method: "GET", path: "/docs" },
+  { method: "GET", path: "/metrics" }
+]
+
+const apiRoutes: Array<{ method: string; path: string }> = [...EXTRA_ROUTES]
+HttpApi.reflect(Api, {
+  onGroup: () => {},
+  onEndpoint: ({ endpoint }) => {
+    apiRoutes.push({ method: endpoint.method, path: endpoint.path })
+  }
+})
+
+/** The route template of a request to the service (`unmatched` when no route has its path). */
+export const routeOf = routeTemplates(apiRoutes)
+
+// Any other method a client invents would make a label per request.
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
+// One tagged counter and histogram per (method, route, status): bounded, since each of the three is.
+const series = new Map<
+  string,
+  { readonly count: Effect.Effect<void>; readonly time: (seconds: number) => Effect.Effect<void> }
+>()
+const seriesOf = (method: string, route: string, status: number) => {
+  const key = `${method} ${route} ${status}`
+  let found = series.get(key)
+  if (found === undefined) {
+    const tag = <T, I, O>(metric: Metric.Metric<T, I, O>) =>
+      metric.pipe(
+        Metric.tagged("method", method),
+        Metric.tagged("route", route),
+        Metric.tagged("status", String(status))
+      )
+    const counter = tag(httpRequests)
+    const histogram = tag(httpRequestDuration)
+    found = { count: Metric.increment(counter), time: (seconds) => Metric.update(histogram, seconds) }
+    series.set(key, found)
+  }
+  return found
+}
+
+/**
+ * Counts every request and times it (`helpdesk_http_requests_total`, `helpdesk_http_request_duration_seconds`)
+ * under its route template, never its concrete path. Wraps the whole application, so that answers the wire
+ * conventions and CORS make themselves are counted too. The status is the one the request's log line names; a
+ * path served only with other methods counts as the 405 the service answers. The template is also the server
+ * span's `http.route` attribute.
+ */
+export const measureRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const started = performance.now()
+    const exit = yield* Effect.exit(app)
+    const method = METHODS.has(request.method) ? request.method : "other"
+    const { route, methodServed } = routeOf(request.method, request.url)
+    // The server span (when traced) is around this middleware: it gets the template as OpenTelemetry's `http.route`.
+    yield* Effect.annotateCurrentSpan("http.route", route)
+    const answered =
+      exit._tag === "Success" ? exit.value.status : HttpServerError.causeResponseStripped(exit.cause)[0].status
+    const status = answered === 404 && route !== UNMATCHED && !methodServed ? 405 : answered
+    const { count, time } = seriesOf(method, route, status)
+    yield* count
+    yield* time((performance.now() - started) / 1000)
+    return yield* exit
+  })
