@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
-import { describe, expect, it, layer } from "@effect/vitest"
+import { afterAll, describe, expect, it, layer } from "@effect/vitest"
 import { ConfigProvider, Console, Context, DateTime, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import { commandProcess, commandWordOf } from "../src/CommandProcess.js"
 import { clientOptions, MigrationsLive, PgLive } from "../src/Database/Database.js"
@@ -84,7 +84,7 @@ const serve = (env: Record<string, string | undefined>) =>
       const port = await freePort()
       const service = helpdesk(["serve"], { HOST: "127.0.0.1", PORT: String(port), ...env })
       for (let i = 0; i < 900; i++) {
-        const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        const up = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
           (r) => r.ok,
           () => false
         )
@@ -163,7 +163,15 @@ const DatabaseOfThisFile = Layer.unwrapScoped(
 
 const TestLayer = ServicesLive.pipe(Layer.provideMerge(MigrationsLive), Layer.provideMerge(DatabaseOfThisFile))
 
-const tempDataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), "hd-shutdown-"))
+const tempDirs: Array<string> = []
+const tempDataDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hd-shutdown-"))
+  tempDirs.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
+})
 
 layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("stopping the service", (it) => {
   it.scoped(

@@ -16,6 +16,12 @@ const drainable = (create: () => Http.Server) => {
     const created = create()
     // Registered before the application's handler, so it sees every request first.
     created.on("request", (_request: Http.IncomingMessage, response: Http.ServerResponse) => {
+      // The port listens while the services start: a request that early would never be answered.
+      if (created.listenerCount("request") === 1) {
+        response.writeHead(503, { "content-type": "application/json", "retry-after": "1", connection: "close" })
+        response.end(JSON.stringify({ detail: "The service is starting; try again in a moment." }))
+        return
+      }
       if (draining) response.setHeader("connection", "close")
       inFlight.add(response)
       response.on("close", () => inFlight.delete(response))
