@@ -1,5 +1,6 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer } from "effect"
+import { ConfigProvider, Effect, Layer, Metric, MetricBoundaries } from "effect"
+import { renderPrometheus } from "../src/Observability/Prometheus.js"
 import { routeTemplates } from "../src/Observability/RouteTemplates.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { rawRequest } from "./support/RawHttp.js"
@@ -71,7 +72,7 @@ const parseExposition = (text: string) => {
       const label = rest.match(LABEL)
       assert.isNotNull(label, `well-formed labels: ${line}`)
       assert.notProperty(labels, label![1]!, `a label given once: ${line}`)
-      labels[label![1]!] = label![2]!.replace(/\\n/g, "\n").replace(/\\(["\\])/g, "$1")
+      labels[label![1]!] = label![2]!.replace(/\\(["\\n])/g, (_, c: string) => (c === "n" ? "\n" : c))
       rest = rest.slice(label![0].length)
     }
     enter(familyOf(name))
@@ -127,6 +128,41 @@ describe("route templates", () => {
     assert.strictEqual(routeOf("GET", "/organizations//tickets/42/").route, "unmatched")
     assert.strictEqual(routeOf("GET", "/wp-admin/install.php").route, "unmatched")
   })
+})
+
+describe("the Prometheus rendering", () => {
+  it.effect("escapes label values and help text, and writes every kind in the format", () =>
+    Effect.gen(function* () {
+      const counter = Metric.counter("render_test_total", { description: 'Says "hi"\\ on\ntwo lines' })
+      yield* Metric.incrementBy(counter.pipe(Metric.tagged("path", 'a"b\\c\nd')), 2)
+      yield* Metric.update(Metric.frequency("render-test.frequency"), "x")
+      yield* Metric.update(Metric.histogram("render_test_seconds", MetricBoundaries.fromIterable([1, 2])), 1.5)
+      yield* Metric.update(
+        Metric.summary({ name: "render_test_summary", maxAge: "1 minute", maxSize: 10, error: 0.01, quantiles: [0.5] }),
+        3
+      )
+      const text = renderPrometheus(yield* Metric.snapshot)
+      const { types, samples } = parseExposition(text)
+      assert.include(text, '# HELP render_test_total Says "hi"\\\\ on\\ntwo lines\n')
+      assert.deepStrictEqual(find(samples, "render_test_total")[0], {
+        name: "render_test_total",
+        labels: { path: 'a"b\\c\nd' },
+        value: 2
+      })
+      assert.strictEqual(types.get("render_test_frequency"), "counter")
+      assert.strictEqual(find(samples, "render_test_frequency", { key: "x" })[0]?.value, 1)
+      assert.deepStrictEqual(
+        find(samples, "render_test_seconds_bucket").map((s) => [s.labels.le, s.value]),
+        [
+          ["1", 0],
+          ["2", 1],
+          ["+Inf", 1]
+        ]
+      )
+      assert.strictEqual(types.get("render_test_summary"), "summary")
+      assert.strictEqual(find(samples, "render_test_summary", { quantile: "0.5" })[0]?.value, 3)
+    })
+  )
 })
 
 describe("/metrics (docs/decisions/0411-metrics-and-traces.md)", () => {
