@@ -79,6 +79,8 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/AuthC
     // Bumped by every invalidation: a lookup that began before one does not store what it read.
     let generation = 0
     let listening = false
+    // How many times the listener has begun to listen (each time after forgetting everything).
+    let connections = 0
     let started = false
 
     const invalidate = (change: AuthChange): void => {
@@ -126,6 +128,7 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/AuthC
       yield* Effect.tryPromise(() => client.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`))
       invalidate({ _tag: "Everything" })
       listening = true
+      connections++
       yield* Effect.logDebug("Listening for changes to tokens and memberships")
       // A connection that went silent (no error, no end) is found by its heartbeat.
       const heartbeat = Effect.tryPromise(() => client.query("SELECT 1")).pipe(
@@ -206,8 +209,8 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/AuthC
         ),
       /** Forgets what depends on a change this process made (others hear it through the database). */
       invalidate: (change: AuthChange) => Effect.sync(() => invalidate(change)),
-      /** Whether changes made elsewhere are heard right now, and how many entries are kept. */
-      status: Effect.sync(() => ({ listening, callers: callers.size, memberships: memberships.size }))
+      /** Whether changes made elsewhere are heard right now, how often listening began, how many entries are kept. */
+      status: Effect.sync(() => ({ listening, connections, callers: callers.size, memberships: memberships.size }))
     } as const
   })
 }) {}
