@@ -169,12 +169,14 @@ export const ServerLive = (options: {
     Effect.map(otlpTracing, (exporter) =>
       servedGracefully(
         HttpAppLive({ logRequests: true, tracing: Option.isSome(exporter) }).pipe(
+          // Requests only (the workers' rounds would make a trace a second); released after the drain, so the
+          // spans of the requests answered while stopping are still flushed.
+          Layer.provide(Option.getOrElse(exporter, () => Layer.empty)),
           Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
           HttpServer.withLogAddress
         ),
         createHttpServer,
         { host: options.host, port: options.port }
-        // Built first and released last: the spans of the requests drained at shutdown are still flushed.
-      ).pipe(Layer.provide(Option.getOrElse(exporter, () => Layer.empty)))
+      )
     )
   )
