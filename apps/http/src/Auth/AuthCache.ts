@@ -181,8 +181,10 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/AuthC
     ): Effect.Effect<Option.Option<A>, E, R> =>
       Effect.suspend(() => {
         const entry = map.get(key)
-        const now = Date.now()
-        if (entry !== undefined && entry.expiresAt > now) return Effect.succeed(Option.some(entry.value))
+        if (entry !== undefined) {
+          if (entry.expiresAt > Date.now()) return Effect.succeed(Option.some(entry.value))
+          map.delete(key)
+        }
         const before = generation
         ensureListening()
         return Effect.tap(load, (found) => {
