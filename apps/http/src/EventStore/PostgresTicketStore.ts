@@ -116,7 +116,10 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()("
     ): Effect.Effect<ReadonlyArray<Either.Either<LoadedFold, EventDecodeError>>> =>
       Effect.gen(function* () {
         const streamIds = ticketIds.map(ticketStreamId)
-        const cachedVersions = streamIds.map((id) => cache.get(id)?.version ?? 0)
+        // The folds as they were when the query was sent: another fiber of this process may replace them while this
+        // load waits for a lock, and the query checks these.
+        const cachedFolds = new Map(streamIds.map((id) => [id, cache.get(id)]))
+        const cachedVersions = streamIds.map((id) => cachedFolds.get(id)?.version ?? 0)
         // The locks (in stream-id order), each stream's version, and whether a cached fold's last event is still
         // the stream's: one query.
         const rows = yield* sql<{ streamId: string; version: string; eventId: string | null }>`
@@ -131,7 +134,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()("
         const cold: Array<string> = []
         for (const streamId of streamIds) {
           const row = found.get(streamId)
-          const cached = cache.get(streamId)
+          const cached = cachedFolds.get(streamId)
           if (row === undefined) cache.delete(streamId)
           else if (cached !== undefined && cached.version <= Number(row.version) && row.eventId === cached.lastEventId)
             starts.set(streamId, {
