@@ -1,7 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { EventStore, loadTicket, TICKET_STATE_VERSION, ticketStreamId } from "@helpdesk/domain"
-import { Effect, Either, Layer } from "effect"
+import {
+  AddMessage,
+  EventStore,
+  loadTicket,
+  runTicketCommands,
+  TICKET_STATE_VERSION,
+  TicketStore,
+  ticketStreamId
+} from "@helpdesk/domain"
+import { DateTime, Effect, Either, Layer } from "effect"
 import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
 import { PostgresTicketStore } from "../src/EventStore/PostgresTicketStore.js"
 import { TicketReadModelsLive, toJsonValue } from "../src/EventStore/TicketProjection.js"
@@ -58,6 +66,47 @@ const loadForWrite = (ticketId: number) =>
 const TestAppLive = testAppLive({}, { connections: usesRealPostgres ? 20 : 1 })
 
 layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline", (it) => {
+  it.effect("a write rolled back after its append (a failing policy) leaves no trace in the next write's load", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const t = yield* ticket(org)
+      const store = yield* PostgresTicketStore
+      const before = yield* loadForWrite(t.id)
+      const failed = yield* runTicketCommands({
+        ticketId: t.id,
+        plan: () =>
+          Effect.map(DateTime.now, (at) => ({
+            commands: [
+              new AddMessage({
+                ticketId: t.id,
+                at,
+                actor: { role: "associate", user: null },
+                messageId: 9_000_000 + t.id,
+                content: "Never stored",
+                contentHtml: "",
+                isVisibleToCustomer: false,
+                sendsEmail: false
+              })
+            ],
+            result: undefined
+          })),
+        policies: [() => Effect.fail("the policy failed" as const)]
+      }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)), Effect.flip)
+      assert.strictEqual(failed, "the policy failed")
+      // The process folded the write before it was rolled back; the next load notices and reads the database.
+      const after = yield* loadForWrite(t.id)
+      assert.notStrictEqual(after.source, "cache", "the fold of the rolled-back write is not trusted")
+      assert.strictEqual(after.version, before.version)
+      assert.strictEqual(after.version, yield* streamVersion(t.id))
+      assert.deepStrictEqual(after.state, before.state)
+      assert.deepStrictEqual(after.state, (yield* fullFold(t.id)).state)
+      assert.strictEqual(
+        (yield* postMessage(org, t.id, { content: "Stored", is_visible_to_customer: false })).status,
+        201
+      )
+    }).pipe(Effect.provide(otherReplica))
+  )
+
   it.effect("50 replies posted at once to one ticket all answer 201; each is stored once, none lost", () =>
     Effect.gen(function* () {
       const org = yield* organization
