@@ -1,18 +1,14 @@
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import { AuthCache } from "../src/Auth/AuthCache.js"
 import { Tokens } from "../src/Auth/Tokens.js"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
-import * as PgPool from "../src/Database/PgPool.js"
-import { createHttpServer } from "../src/Http/ParserErrors.js"
-import { HttpAppLive, ServicesLive } from "../src/Server.js"
+import { ServicesLive } from "../src/Server.js"
 import { Memberships } from "../src/Users/Memberships.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { get, patch, TestApp, type TestResponse } from "./support/TestApp.js"
-import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
+import { replicaPool, twoReplicas } from "./support/Replicas.js"
+import { appServerLive, get, patch, type TestApp, type TestResponse } from "./support/TestApp.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /**
  * Two servers (each its own pool, services and cache of callers, like two replicas) on one database: a change
@@ -20,57 +16,16 @@ import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
  * PostgreSQL only: PGlite runs one session, so it hosts one server (whose own changes apply at once).
  */
 
-const pool = (url: string, name: string) =>
-  PgPool.layer({
-    url: Redacted.make(url),
-    maxConnections: 4,
-    namedStatements: true,
-    ...clientOptions,
-    applicationName: name
-  })
-
 /** One server on its own port, with the services its requests use and its cache of callers. */
 const instance = (url: string, name: string) =>
-  Layer.fresh(
-    Layer.effect(
-      TestApp,
-      Effect.map(HttpServer.HttpServer, (server) => {
-        const address = server.address
-        if (address._tag !== "TcpAddress") throw new Error("expected a TCP server")
-        return { baseUrl: `http://127.0.0.1:${address.port}` }
-      })
-    ).pipe(
-      Layer.provideMerge(HttpAppLive()),
-      Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port: 0 })),
-      Layer.provideMerge(ServicesLive),
-      // The same layer value as the services' own dependency, so this build shares their one cache.
-      Layer.provideMerge(AuthCache.Default),
-      Layer.provideMerge(pool(url, name))
-    )
+  appServerLive().pipe(
+    Layer.provideMerge(ServicesLive),
+    // The same layer value as the services' own dependency, so this build shares their one cache.
+    Layer.provideMerge(AuthCache.Default),
+    Layer.provideMerge(replicaPool(url, name, 4))
   )
 
-type Instance = Layer.Layer.Success<ReturnType<typeof instance>>
-
-class Replicas extends Context.Tag("test/AuthReplicas")<
-  Replicas,
-  { readonly a: Context.Context<Instance>; readonly b: Context.Context<Instance> }
->() {}
-
-const ReplicasLive = Layer.scoped(
-  Replicas,
-  Effect.gen(function* () {
-    const { url } = yield* freshDatabase
-    yield* Layer.build(Layer.fresh(MigrationsLive.pipe(Layer.provide(pool(url, "auth-migrations")))))
-    const a = yield* Layer.build(instance(url, "auth-replica-a"))
-    const b = yield* Layer.build(instance(url, "auth-replica-b"))
-    return { a, b }
-  })
-)
-
-const on =
-  (replica: "a" | "b") =>
-  <A, E>(effect: Effect.Effect<A, E, Instance>): Effect.Effect<A, E, Replicas> =>
-    Effect.flatMap(Replicas, (replicas) => Effect.provide(effect, replicas[replica]))
+const { layer: ReplicasLive, on } = twoReplicas("auth-replica", instance)
 
 /** Polls until `done` holds (at most 5 s), and returns how long that took. */
 const until = <A, E, R>(poll: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>

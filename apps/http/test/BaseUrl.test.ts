@@ -1,24 +1,12 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer, Option, Stream } from "effect"
+import { Effect, Either, Option, Stream } from "effect"
 import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
 import { decideBaseUrl, parseAuthority } from "../src/Http/Links.js"
 import { HOST_HEADER_POLICY, parseBaseUrl } from "../src/Http/PublicBaseUrl.js"
 import { uniqueEmail } from "./support/Fixtures.js"
 import { rawRequest } from "./support/RawHttp.js"
-import { get, post, TestApp, testAppLive } from "./support/TestApp.js"
+import { get, post, TestApp, testAppWith } from "./support/TestApp.js"
 import { ENGLISH, organization, type TicketOrg } from "./TicketsSupport.js"
-
-/** The app with these settings over the environment's (an empty `PUBLIC_BASE_URL` counts as unset). */
-const appWith = (settings: Record<string, string>) =>
-  testAppLive().pipe(
-    Layer.provide(
-      Layer.setConfigProvider(
-        ConfigProvider.fromMap(new Map(Object.entries(settings))).pipe(
-          ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-        )
-      )
-    )
-  )
 
 /** A request written byte for byte, with the `Host` (and other headers) given. */
 const raw = (
@@ -108,7 +96,7 @@ describe("base URL rules", () => {
   })
 })
 
-layer(appWith({ PUBLIC_BASE_URL: "", TRUST_PROXY: "false" }), { excludeTestServices: true })(
+layer(testAppWith({ PUBLIC_BASE_URL: "", TRUST_PROXY: "false" }), { excludeTestServices: true })(
   "base URL from the Host header",
   (it) => {
     it.effect("a malformed Host refuses every create with 400 JSON before anything is written", () =>
@@ -212,7 +200,7 @@ layer(appWith({ PUBLIC_BASE_URL: "", TRUST_PROXY: "false" }), { excludeTestServi
   }
 )
 
-layer(appWith({ PUBLIC_BASE_URL: "https://help.example.com/desk/", TRUST_PROXY: "false" }), {
+layer(testAppWith({ PUBLIC_BASE_URL: "https://help.example.com/desk/", TRUST_PROXY: "false" }), {
   excludeTestServices: true
 })("base URL from PUBLIC_BASE_URL", (it) => {
   it.effect("every absolute link uses PUBLIC_BASE_URL (path prefix kept), whatever the Host says", () =>
@@ -265,7 +253,7 @@ layer(appWith({ PUBLIC_BASE_URL: "https://help.example.com/desk/", TRUST_PROXY: 
   )
 })
 
-layer(appWith({ PUBLIC_BASE_URL: "", TRUST_PROXY: "true" }), { excludeTestServices: true })(
+layer(testAppWith({ PUBLIC_BASE_URL: "", TRUST_PROXY: "true" }), { excludeTestServices: true })(
   "base URL behind a trusted proxy (TRUST_PROXY=true)",
   (it) => {
     it.effect("the first X-Forwarded-Proto and X-Forwarded-Host make the links; Host when there are none", () =>

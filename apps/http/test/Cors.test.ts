@@ -1,21 +1,9 @@
 import { assert, describe, it, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Either, Layer } from "effect"
+import { Effect, Either } from "effect"
 import { parseCorsOrigins } from "../src/Http/Cors.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { get, post, request, testAppLive } from "./support/TestApp.js"
+import { get, post, request, testAppWith } from "./support/TestApp.js"
 import * as Tickets from "./TicketsSupport.js"
-
-/** The app with these settings over the environment's. */
-const appWith = (settings: Record<string, string>) =>
-  testAppLive().pipe(
-    Layer.provide(
-      Layer.setConfigProvider(
-        ConfigProvider.fromMap(new Map(Object.entries(settings))).pipe(
-          ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-        )
-      )
-    )
-  )
 
 const ALLOWED = "https://app.example.com"
 const OTHER_ALLOWED = "http://localhost:5173"
@@ -64,7 +52,7 @@ describe("CORS_ORIGINS", () => {
   })
 })
 
-layer(appWith({ CORS_ORIGINS: "" }), { excludeTestServices: true })("CORS off (the default)", (it) => {
+layer(testAppWith({ CORS_ORIGINS: "" }), { excludeTestServices: true })("CORS off (the default)", (it) => {
   it.effect("no CORS header on any answer, and a preflight is not answered", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
@@ -79,7 +67,7 @@ layer(appWith({ CORS_ORIGINS: "" }), { excludeTestServices: true })("CORS off (t
   )
 })
 
-layer(appWith({ CORS_ORIGINS: `${ALLOWED}, ${OTHER_ALLOWED}` }), { excludeTestServices: true })(
+layer(testAppWith({ CORS_ORIGINS: `${ALLOWED}, ${OTHER_ALLOWED}` }), { excludeTestServices: true })(
   "CORS for listed origins",
   (it) => {
     it.effect("a preflight from a listed origin → 204 with methods, headers and max-age, before any path rule", () =>
@@ -164,7 +152,7 @@ layer(appWith({ CORS_ORIGINS: `${ALLOWED}, ${OTHER_ALLOWED}` }), { excludeTestSe
   }
 )
 
-layer(appWith({ CORS_ORIGINS: "*" }), { excludeTestServices: true })("CORS for any origin", (it) => {
+layer(testAppWith({ CORS_ORIGINS: "*" }), { excludeTestServices: true })("CORS for any origin", (it) => {
   it.effect("`*` answers every origin with `*` and never allows credentials", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()

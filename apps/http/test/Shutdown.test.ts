@@ -1,33 +1,24 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { afterAll, describe, expect, it, layer } from "@effect/vitest"
-import { ConfigProvider, Console, Context, DateTime, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { ConfigProvider, Console, DateTime, Effect, Exit, Fiber, Scope } from "effect"
 import { commandProcess, commandWordOf } from "../src/CommandProcess.js"
-import { clientOptions, MigrationsLive, PgLive } from "../src/Database/Database.js"
+import { PgLive } from "../src/Database/Database.js"
 import { embeddedPostgres } from "../src/Database/EmbeddedPostgres.js"
-import * as PgPool from "../src/Database/PgPool.js"
-import { ServicesLive } from "../src/Server.js"
 import { drain } from "../src/Timers/Sweep.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
-
-const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
-// Workspace packages resolved to their sources (its `paths`), so the spawned service needs no build.
-const sourcesTsconfig = fileURLToPath(new URL("../tsconfig.test.json", import.meta.url))
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
+import {
+  freePort,
+  type Helpdesk,
+  helpdesk,
+  ServiceProcessTestLive,
+  serve,
+  serviceDatabase
+} from "./support/ServiceProcess.js"
 
 /** Whether a TCP connection to the port is refused (nothing listens). */
 const refused = (port: number) =>
@@ -56,47 +47,6 @@ const isRunning = (pid: number) => {
     return false
   }
 }
-
-interface Helpdesk {
-  readonly child: ChildProcess
-  readonly output: () => string
-  /** The exit code once the process has ended (null if a signal ended it). */
-  readonly exited: Promise<number | null>
-}
-
-/** `helpdesk <args>` in a process of its own, as a user starts it (from the sources, through tsx). */
-const helpdesk = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Helpdesk => {
-  const child = spawn(process.execPath, ["--import", "tsx", cli, ...args], {
-    env: { ...process.env, TSX_TSCONFIG_PATH: sourcesTsconfig, NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout!.on("data", (chunk) => (output += chunk))
-  child.stderr!.on("data", (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-  return { child, output: () => output, exited }
-}
-
-/** A `helpdesk serve` on a free port, once `/healthz` answers; killed (SIGKILL) with the scope if still running. */
-const serve = (env: Record<string, string | undefined>) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const port = await freePort()
-      const service = helpdesk(["serve"], { HOST: "127.0.0.1", PORT: String(port), ...env })
-      for (let i = 0; i < 900; i++) {
-        const up = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
-          (r) => r.ok,
-          () => false
-        )
-        if (up) return { ...service, port }
-        if (service.child.exitCode !== null) break
-        await new Promise((r) => setTimeout(r, 100))
-      }
-      service.child.kill("SIGKILL")
-      throw new Error(`the service did not start:\n${service.output()}`)
-    }),
-    ({ child }) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
-  )
 
 /** Resolves with the exit code, or fails after `seconds`. */
 const exitWithin = (service: Helpdesk, seconds: number) =>
@@ -144,25 +94,6 @@ const slowUpload = (port: number, requestPath: string, token: string, chunks: nu
     }, every)
   })
 
-/** The URL of this file's database, for the service process to connect to. */
-class DatabaseUrl extends Context.Tag("test/DatabaseUrl")<DatabaseUrl, string>() {}
-
-const DatabaseOfThisFile = Layer.unwrapScoped(
-  Effect.map(freshDatabase, ({ url }) =>
-    Layer.merge(
-      Layer.succeed(DatabaseUrl, url),
-      PgPool.layer({
-        url: Redacted.make(url),
-        maxConnections: usesRealPostgres ? 4 : 1,
-        namedStatements: usesRealPostgres,
-        ...clientOptions
-      })
-    )
-  )
-)
-
-const TestLayer = ServicesLive.pipe(Layer.provideMerge(MigrationsLive), Layer.provideMerge(DatabaseOfThisFile))
-
 const tempDirs: Array<string> = []
 const tempDataDir = () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "hd-shutdown-"))
@@ -173,18 +104,13 @@ afterAll(() => {
   for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true })
 })
 
-layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("stopping the service", (it) => {
+layer(ServiceProcessTestLive, { excludeTestServices: true, timeout: "180 seconds" })("stopping the service", (it) => {
   it.scoped(
     "given SIGTERM while an upload is in flight, the upload is answered, new connections are refused and the process exits 0 leaving its port free",
     () =>
       Effect.gen(function* () {
         const org = yield* Fixtures.organization()
-        const service = yield* serve({
-          DATABASE_URL: yield* DatabaseUrl,
-          // An embedded test database runs one session: one connection (see Database.ts).
-          DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1",
-          DATA_DIR: tempDataDir()
-        })
+        const service = yield* serve({ ...(yield* serviceDatabase), DATA_DIR: tempDataDir() })
         const upload = slowUpload(service.port, `${org.path}pending-attachments/`, org.ownerToken, 20, 100)
         yield* Effect.sleep("500 millis")
         service.child.kill("SIGTERM")
@@ -206,8 +132,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("stoppin
       Effect.gen(function* () {
         const org = yield* Fixtures.organization()
         const service = yield* serve({
-          DATABASE_URL: yield* DatabaseUrl,
-          DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1",
+          ...(yield* serviceDatabase),
           DATA_DIR: tempDataDir(),
           SHUTDOWN_TIMEOUT: "1 second"
         })

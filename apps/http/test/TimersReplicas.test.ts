@@ -5,12 +5,10 @@ import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { ticketStreamId } from "@helpdesk/domain"
-import { Context, DateTime, Effect, Exit, Fiber, Layer, Redacted, Stream } from "effect"
+import { DateTime, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { fileBlobStoreLayer } from "../src/Attachments/BlobStore.js"
 import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
 import type { Caller } from "../src/Auth/CurrentCaller.js"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
-import * as PgPool from "../src/Database/PgPool.js"
 import { ServicesLive } from "../src/Server.js"
 import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
@@ -18,7 +16,8 @@ import { InactivityTimer } from "../src/Timers/InactivityTimer.js"
 import { SnoozeTimer } from "../src/Timers/SnoozeTimer.js"
 import type { SweepResult } from "../src/Timers/Sweep.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
+import { replicaPool, twoReplicas } from "./support/Replicas.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /**
  * Two app instances (each its own connection pool, services and timers, like two replicas) against one database:
@@ -29,15 +28,6 @@ import { freshDatabase, usesRealPostgres } from "./support/TestDatabase.js"
 const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), "hd-replicas-"))
 const blobExists = (id: string) => fs.existsSync(path.join(blobRoot, id.slice(0, 2), id))
 
-const pool = (url: string, name: string) =>
-  PgPool.layer({
-    url: Redacted.make(url),
-    maxConnections: 6,
-    namedStatements: true,
-    ...clientOptions,
-    applicationName: name
-  })
-
 /** Both replicas keep files in one place (a shared volume), as they must to serve each other's uploads. */
 const SharedBlobAttachments = PendingAttachments.Default.pipe(
   Layer.provide(fileBlobStoreLayer(blobRoot).pipe(Layer.provide(NodeFileSystem.layer)))
@@ -45,38 +35,15 @@ const SharedBlobAttachments = PendingAttachments.Default.pipe(
 
 /** One replica: the timers, the ticket services and the repositories on a pool of its own. */
 const instance = (url: string, name: string) =>
-  Layer.fresh(
-    Layer.mergeAll(SnoozeTimer.Default, InactivityTimer.Default).pipe(
-      Layer.provideMerge(TicketServicesLive),
-      Layer.provideMerge(ServicesLive),
-      // Last, so this `PendingAttachments` is the one the tests get.
-      Layer.merge(SharedBlobAttachments),
-      Layer.provideMerge(pool(url, name))
-    )
+  Layer.mergeAll(SnoozeTimer.Default, InactivityTimer.Default).pipe(
+    Layer.provideMerge(TicketServicesLive),
+    Layer.provideMerge(ServicesLive),
+    // Last, so this `PendingAttachments` is the one the tests get.
+    Layer.merge(SharedBlobAttachments),
+    Layer.provideMerge(replicaPool(url, name, 6))
   )
 
-type Instance = Layer.Layer.Success<ReturnType<typeof instance>>
-
-class Replicas extends Context.Tag("test/Replicas")<
-  Replicas,
-  { readonly a: Context.Context<Instance>; readonly b: Context.Context<Instance> }
->() {}
-
-const ReplicasLive = Layer.scoped(
-  Replicas,
-  Effect.gen(function* () {
-    const { url } = yield* freshDatabase
-    yield* Layer.build(Layer.fresh(MigrationsLive.pipe(Layer.provide(pool(url, "replica-migrations")))))
-    const a = yield* Layer.build(instance(url, "replica-a"))
-    const b = yield* Layer.build(instance(url, "replica-b"))
-    return { a, b }
-  })
-)
-
-const on =
-  (replica: "a" | "b") =>
-  <A, E>(effect: Effect.Effect<A, E, Instance>): Effect.Effect<A, E, Replicas> =>
-    Effect.flatMap(Replicas, (replicas) => Effect.provide(effect, replicas[replica]))
+const { layer: ReplicasLive, on } = twoReplicas("replica", instance)
 
 const total = (results: ReadonlyArray<SweepResult>) => results.reduce((sum, r) => sum + r.acted, 0)
 

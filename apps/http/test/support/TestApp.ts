@@ -1,12 +1,29 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { createHttpServer } from "../../src/Http/ParserErrors.js"
 import { HttpAppLive, ServicesLive } from "../../src/Server.js"
 import { TestDatabaseLive, testDatabaseLive } from "./TestDatabase.js"
 
 /** The running app under test: its base URL (a real server on a free port of 127.0.0.1). */
 export class TestApp extends Context.Tag("test/TestApp")<TestApp, { readonly baseUrl: string }>() {}
+
+/**
+ * The real application listening on port 0 of 127.0.0.1, and its {@link TestApp}; needs the services and the
+ * database it runs on.
+ */
+export const appServerLive = (options: Parameters<typeof HttpAppLive>[0] = {}) =>
+  Layer.effect(
+    TestApp,
+    Effect.map(HttpServer.HttpServer, (server) => {
+      const address = server.address
+      if (address._tag !== "TcpAddress") throw new Error("expected a TCP server")
+      return { baseUrl: `http://127.0.0.1:${address.port}` }
+    })
+  ).pipe(
+    Layer.provideMerge(HttpAppLive(options)),
+    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port: 0 }))
+  )
 
 /**
  * The real application on a fresh migrated database (one per test file, see `TestDatabase.ts`), listening on
@@ -17,18 +34,21 @@ export const testAppLive = (
   options: Parameters<typeof HttpAppLive>[0] = {},
   database: { readonly connections?: number } = {}
 ) =>
-  Layer.effect(
-    TestApp,
-    Effect.map(HttpServer.HttpServer, (server) => {
-      const address = server.address
-      if (address._tag !== "TcpAddress") throw new Error("expected a TCP server")
-      return { baseUrl: `http://127.0.0.1:${address.port}` }
-    })
-  ).pipe(
-    Layer.provideMerge(HttpAppLive(options)),
-    Layer.provideMerge(NodeHttpServer.layer(createHttpServer, { host: "127.0.0.1", port: 0 })),
+  appServerLive(options).pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(database.connections === undefined ? TestDatabaseLive : testDatabaseLive(database.connections))
+  )
+
+/** {@link testAppLive} with these settings over the environment's. */
+export const testAppWith = (settings: Record<string, string>) =>
+  testAppLive().pipe(
+    Layer.provide(
+      Layer.setConfigProvider(
+        ConfigProvider.fromMap(new Map(Object.entries(settings))).pipe(
+          ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+        )
+      )
+    )
   )
 
 /** {@link testAppLive} with the service's defaults. */

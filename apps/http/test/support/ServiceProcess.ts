@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as net from "node:net"
+import { fileURLToPath } from "node:url"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
+import * as PgPool from "../../src/Database/PgPool.js"
+import { ServicesLive } from "../../src/Server.js"
+import { freshDatabase, usesRealPostgres } from "./TestDatabase.js"
+
+const cli = fileURLToPath(new URL("../../src/cli.ts", import.meta.url))
+// Workspace packages resolved to their sources (its `paths`), so the spawned service needs no build.
+const sourcesTsconfig = fileURLToPath(new URL("../../tsconfig.test.json", import.meta.url))
+
+/** A TCP port of 127.0.0.1 that nothing listens on (at the time of asking). */
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+/** A `helpdesk` process started by a test. */
+export interface Helpdesk {
+  readonly child: ChildProcess
+  /** Its stdout and stderr so far. */
+  readonly output: () => string
+  /** The exit code once the process has ended (null if a signal ended it). */
+  readonly exited: Promise<number | null>
+}
+
+/** `helpdesk <args>` in a process of its own, as a user starts it (from the sources, through tsx). */
+export const helpdesk = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Helpdesk => {
+  const child = spawn(process.execPath, ["--import", "tsx", cli, ...args], {
+    env: { ...process.env, TSX_TSCONFIG_PATH: sourcesTsconfig, NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stderr!.on("data", (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+/**
+ * A `helpdesk serve` on a free port of 127.0.0.1, once `/healthz` answers (at most 90 s); killed (SIGKILL) with the
+ * scope if still running.
+ */
+export const serve = (env: Record<string, string | undefined>) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const port = await freePort()
+      const service = helpdesk(["serve"], { HOST: "127.0.0.1", PORT: String(port), ...env })
+      for (let i = 0; i < 900; i++) {
+        const up = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
+          (r) => r.ok,
+          () => false
+        )
+        if (up) return { ...service, port, baseUrl: `http://127.0.0.1:${port}` }
+        if (service.child.exitCode !== null) break
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      service.child.kill("SIGKILL")
+      throw new Error(`the service did not start:\n${service.output()}`)
+    }),
+    ({ child }) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
+  )
+
+/** The URL of this test file's database, for a service process to connect to. */
+export class DatabaseUrl extends Context.Tag("test/DatabaseUrl")<DatabaseUrl, string>() {}
+
+/**
+ * The settings of a service process on this test file's database. An embedded test database runs one session, so
+ * one connection there (see Database.ts).
+ */
+export const serviceDatabase = Effect.map(DatabaseUrl, (url) => ({
+  DATABASE_URL: url,
+  DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1"
+}))
+
+const DatabaseOfThisFile = Layer.unwrapScoped(
+  Effect.map(freshDatabase, ({ url }) =>
+    Layer.merge(
+      Layer.succeed(DatabaseUrl, url),
+      PgPool.layer({
+        url: Redacted.make(url),
+        maxConnections: usesRealPostgres ? 4 : 1,
+        namedStatements: usesRealPostgres,
+        ...clientOptions
+      })
+    )
+  )
+)
+
+/**
+ * For tests of service processes: this file's migrated database, its URL ({@link DatabaseUrl}) and the services
+ * for fixtures in the test's own process.
+ */
+export const ServiceProcessTestLive = ServicesLive.pipe(
+  Layer.provideMerge(MigrationsLive),
+  Layer.provideMerge(DatabaseOfThisFile)
+)
