@@ -1,37 +1,13 @@
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
+import { bindable, freePort, isRunning } from "./support/ServiceProcess.js"
 
 // `npm start` exactly as the README says, from the repository root: the process systemd or a terminal signals.
 const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url))
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-
-const bindable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = net.createServer()
-    server.once("error", () => resolve(false))
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
-  })
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** The processes `pid` started (Linux `/proc`). */
 const childrenOf = (pid: number): ReadonlyArray<number> =>

@@ -12,9 +12,11 @@ import { embeddedPostgres } from "../src/Database/EmbeddedPostgres.js"
 import { drain } from "../src/Timers/Sweep.js"
 import * as Fixtures from "./support/Fixtures.js"
 import {
+  bindable,
   freePort,
   type Helpdesk,
   helpdesk,
+  isRunning,
   ServiceProcessTestLive,
   serve,
   serviceDatabase
@@ -30,23 +32,6 @@ const refused = (port: number) =>
     })
     socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"))
   })
-
-/** Whether the port can be listened on again (no process, orphan or not, holds it). */
-const bindable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const server = net.createServer()
-    server.once("error", () => resolve(false))
-    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
-  })
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** Resolves with the exit code, or fails after `seconds`. */
 const exitWithin = (service: Helpdesk, seconds: number) =>

@@ -20,6 +20,24 @@ export const freePort = () =>
     })
   })
 
+/** Whether the port can be listened on again (no process, orphan or not, holds it). */
+export const bindable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer()
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
+  })
+
+/** Whether a process of this pid runs. */
+export const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** A `helpdesk` process started by a test. */
 export interface Helpdesk {
   readonly child: ChildProcess
