@@ -24,7 +24,7 @@ import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/
 import { InlineProjections } from "../src/EventStore/InlineProjection.js"
 import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
 import { rebuildProjections } from "../src/EventStore/Rebuild.js"
-import { ticketProjection } from "../src/EventStore/TicketProjection.js"
+import { ticketProjection } from "../src/Tickets/ReadModel/TicketProjection.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
 import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
 import { type Benchmark, describeTiming, machine, ratio, type Timing, timed } from "./Benchmark.js"

@@ -1,6 +1,6 @@
 import type { TicketPolicy } from "@helpdesk/domain"
 import { Effect } from "effect"
-import { TicketOutbox } from "../Tickets/TicketOutbox.js"
+import { OutboxRows } from "../Mail/OutboxRows.js"
 import { surveyDue, surveyEmail } from "./CsatEmail.js"
 import { CsatSurveys } from "./CsatSurveys.js"
 
@@ -12,7 +12,7 @@ import { CsatSurveys } from "./CsatSurveys.js"
 export class CsatPolicy extends Effect.Service<CsatPolicy>()("@helpdesk/http/Csat/CsatPolicy", {
   effect: Effect.gen(function* () {
     const surveys = yield* CsatSurveys
-    const outbox = yield* TicketOutbox
+    const outbox = yield* OutboxRows
 
     const offerSurvey: TicketPolicy = ({ state: ticket, events }) =>
       Effect.gen(function* () {
@@ -37,5 +37,6 @@ export class CsatPolicy extends Effect.Service<CsatPolicy>()("@helpdesk/http/Csa
       })
 
     return { offerSurvey } as const
-  })
+  }),
+  dependencies: [CsatSurveys.Default, OutboxRows.Default]
 }) {}

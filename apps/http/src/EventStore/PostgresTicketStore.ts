@@ -14,7 +14,7 @@ import {
   type WriteOptions
 } from "@helpdesk/domain"
 import { type DateTime, Effect, Either, Layer } from "effect"
-import { waitingSinceAfter } from "../Timers/WaitingSince.js"
+import { waitingSinceAfter } from "../Tickets/ReadModel/WaitingSince.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { PostgresEventStore } from "./PostgresEventStore.js"
 import { decodeSnapshot, emptyFold, snapshotVersionAfter, type TicketFold } from "./TicketSnapshot.js"

@@ -5,20 +5,8 @@ import { BlobStore } from "../Attachments/BlobStore.js"
 import { escapeHtml, sanitizeHtml } from "../Http/Html.js"
 import { TRACKED_KINDS } from "./DeliveryRecorder.js"
 import { MailSendFailed, type OutgoingMail } from "./MailTransport.js"
+import { OutboxPayload } from "./OutboxRows.js"
 import { ReadReceipts } from "./ReadReceipts.js"
-
-/** What `TicketCommands` (and the CSAT automation) put in an outbox row: everything but the sender's identity. */
-export const OutboxPayload = Schema.Struct({
-  public_id: Schema.String,
-  to: Schema.String,
-  cc: Schema.Array(Schema.String),
-  bcc: Schema.Array(Schema.String),
-  subject: Schema.String,
-  text: Schema.String,
-  html: Schema.String,
-  attachment_ids: Schema.Array(Schema.String)
-})
-export type OutboxPayload = typeof OutboxPayload.Type
 
 /** The parts of a claimed outbox row the composer reads. */
 export interface ComposableRow {

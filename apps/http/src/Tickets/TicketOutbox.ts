@@ -1,33 +1,15 @@
-import { SqlClient } from "@effect/sql"
 import type { Ticket, TicketPolicy } from "@helpdesk/domain"
 import { Effect } from "effect"
-import type { OutboxPayload } from "../Mail/MailComposer.js"
-
-/** An outbox row to write in the command's transaction (the mail worker sends it after the commit). */
-export interface OutboxRow {
-  readonly organizationId: number
-  readonly ticketId: number
-  readonly messageId: number | null
-  readonly kind: "ticket_created" | "message" | "csat_survey"
-  readonly payload: OutboxPayload
-}
+import { OutboxRows } from "../Mail/OutboxRows.js"
 
 /**
  * The ticket writes' outbox (docs/decisions/0654-outbox-and-enrichment.md) as policies of the command pipeline
- * (docs/decisions/0305-one-command-pipeline.md): plain functions of what a write appended, run in its transaction.
+ * (docs/decisions/0305-one-command-pipeline.md): plain functions of what a write appended, run in its transaction,
+ * enqueued through {@link OutboxRows}.
  */
 export class TicketOutbox extends Effect.Service<TicketOutbox>()("@helpdesk/http/Tickets/TicketOutbox", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-
-    /** Writes an outbox row (in the caller's transaction). */
-    const enqueue = (row: OutboxRow) =>
-      sql`
-        INSERT INTO hd_outbox (organization_id, ticket_id, message_id, kind, payload)
-        VALUES (${row.organizationId}, ${row.ticketId}, ${row.messageId}, ${row.kind}, ${JSON.stringify(row.payload)}::jsonb)`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
+    const { enqueue } = yield* OutboxRows
 
     const messageEmail = (ticket: Ticket, messageId: number) => {
       const message = ticket.messages.find((m) => m.id === messageId)!
@@ -83,6 +65,7 @@ export class TicketOutbox extends Effect.Service<TicketOutbox>()("@helpdesk/http
             }
           })
 
-    return { enqueue, messageEmails, creationEmail } as const
-  })
+    return { messageEmails, creationEmail } as const
+  }),
+  dependencies: [OutboxRows.Default]
 }) {}

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { AddMessage, CloseTicket, systemActor, type Ticket, type TicketCommand } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
-import { repliesByEmail, TicketCommands } from "../Tickets/TicketCommands.js"
+import { TicketCommands } from "../Tickets/TicketCommands.js"
+import { repliesByEmail } from "../Tickets/TicketPipeline.js"
 import { type BatchResult, drain, forEachClaimed, TIMER_BATCH, timerLoop } from "./Sweep.js"
 
 /** What the inactivity timer does to a ticket that is due. */
@@ -41,8 +42,8 @@ const stillWaiting = (ticket: Ticket): boolean =>
 
 /**
  * The inactivity timer (docs/decisions/0760-timers.md). A ticket that waits on the customer
- * (`hd_tickets.waiting_on_customer_since`, see `WaitingSince.ts`) gets, per its inbox's settings (periods in
- * whole days of 24 hours; an inbox's `null` period is the organization's; `0` turns the rule off):
+ * (`hd_tickets.waiting_on_customer_since`, see `Tickets/ReadModel/WaitingSince.ts`) gets, per its inbox's settings
+ * (periods in whole days of 24 hours; an inbox's `null` period is the organization's; `0` turns the rule off):
  *
  * - the **reminder** once the reminder period has passed since it started waiting, when
  *   `enable_inactivity_reminders` is on: a customer-visible message by the system, e-mailed when the customer

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 
 /**
  * The ticket and message read models, maintained by the `tickets` inline projection
- * (apps/http/src/EventStore/TicketProjection.ts). `view` holds the domain's view as JSON (camelCase keys,
+ * (apps/http/src/Tickets/ReadModel/TicketProjection.ts). `view` holds the domain's view as JSON (camelCase keys,
  * instants as ISO-8601 strings); the other columns copy the fields that listing and filtering use, so queries
  * need no JSON operators. `version` is the last stream position folded into the row, which makes the projection
  * idempotent (docs/decisions/0304-ticket-read-models.md).

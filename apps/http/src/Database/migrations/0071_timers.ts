@@ -5,8 +5,8 @@ import { Effect } from "effect"
  * What the timers need (docs/decisions/0760-timers.md):
  *
  * - `hd_tickets.waiting_on_customer_since`: when the ticket started waiting on the customer, written by the
- *   `tickets` projection (`Timers/WaitingSince.ts`); null unless the ticket waits on the customer and is open,
- *   not snoozed, not spam and not merged away. A plain column, not a generated one: the instant is text inside
+ *   `tickets` projection (`Tickets/ReadModel/WaitingSince.ts`); null unless the ticket waits on the customer and is
+ *   open, not snoozed, not spam and not merged away. A plain column, not a generated one: the instant is text inside
  *   `view`, and a text → timestamptz cast is not immutable. Its partial index is the inactivity timer's scan, as
  *   `hd_tickets_snoozed_until_idx` (migration 0002) is the snooze timer's.
  * - `hd_inactivity_reminders`: the reminder sent for a ticket's current waiting period (one row per ticket,
@@ -31,8 +31,8 @@ export default Effect.gen(function* () {
 })
 
 /**
- * Sets `waiting_on_customer_since` of every ticket row from its events, by the rule of `Timers/WaitingSince.ts`
- * written in SQL: the `at` of the stream's last event that (re)starts the wait (creation or a customer-visible
+ * Sets `waiting_on_customer_since` of every ticket row from its events, by the rule of
+ * `Tickets/ReadModel/WaitingSince.ts` written in SQL: the `at` of the stream's last event that (re)starts the wait (creation or a customer-visible
  * message by an associate, `waiting_on` set to the customer by hand, a reopen, an unsnooze, a spam mark taken
  * off), for rows that wait on the customer and
  * are open, not snoozed, not spam and not merged away. `MessageAdded` version 1 marked notes with

@@ -15,10 +15,15 @@ import {
   ticketView
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
-import { waitingOnCustomerSince, waitingSinceAfter } from "../Timers/WaitingSince.js"
-import { eventValueColumns, valuesToRecordedEvent } from "./EventRows.js"
-import { type AppendContext, type InlineProjection, InlineProjections, type Replayer } from "./InlineProjection.js"
-import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "./TicketSnapshot.js"
+import { eventValueColumns, valuesToRecordedEvent } from "../../EventStore/EventRows.js"
+import {
+  type AppendContext,
+  type InlineProjection,
+  InlineProjections,
+  type Replayer
+} from "../../EventStore/InlineProjection.js"
+import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "../../EventStore/TicketSnapshot.js"
+import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"
 
 /**
  * A value as JSON for a `view` column: instants become ISO-8601 strings, everything else keeps its shape.
@@ -48,7 +53,7 @@ interface TicketRow {
   readonly streamId: string
   readonly version: number
   readonly view: TicketView
-  /** When the ticket started waiting on the customer, for the inactivity timer (`Timers/WaitingSince.ts`). */
+  /** When the ticket started waiting on the customer, for the inactivity timer (`WaitingSince.ts`). */
   readonly waitingOnCustomerSince: DateTime.Utc | null
 }
 

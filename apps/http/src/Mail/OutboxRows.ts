@@ -1,0 +1,47 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+
+/** What ticket writes (and the CSAT automation) put in an outbox row: everything but the sender's identity. */
+export const OutboxPayload = Schema.Struct({
+  public_id: Schema.String,
+  to: Schema.String,
+  cc: Schema.Array(Schema.String),
+  bcc: Schema.Array(Schema.String),
+  subject: Schema.String,
+  text: Schema.String,
+  html: Schema.String,
+  attachment_ids: Schema.Array(Schema.String)
+})
+export type OutboxPayload = typeof OutboxPayload.Type
+
+/** An outbox row to write in the command's transaction (the mail worker sends it after the commit). */
+export interface OutboxRow {
+  readonly organizationId: number
+  readonly ticketId: number
+  readonly messageId: number | null
+  readonly kind: "ticket_created" | "message" | "csat_survey"
+  readonly payload: OutboxPayload
+}
+
+/**
+ * The writing side of the mail outbox (docs/decisions/0654-outbox-and-enrichment.md): rows put in the writer's
+ * transaction, sent by `MailOutbox` after the commit. Apart from the worker so that ticket writes and automations
+ * can enqueue without importing the worker (which records deliveries through the ticket writes).
+ */
+export class OutboxRows extends Effect.Service<OutboxRows>()("@helpdesk/http/Mail/OutboxRows", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Writes an outbox row (in the caller's transaction). */
+    const enqueue = (row: OutboxRow) =>
+      sql`
+        INSERT INTO hd_outbox (organization_id, ticket_id, message_id, kind, payload)
+        VALUES (${row.organizationId}, ${row.ticketId}, ${row.messageId}, ${row.kind}, ${JSON.stringify(row.payload)}::jsonb)`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    return { enqueue } as const
+  }),
+  dependencies: []
+}) {}
