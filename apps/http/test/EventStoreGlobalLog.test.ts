@@ -16,7 +16,8 @@ import {
   eventStoreOnFreshDatabase,
   freshStream,
   newEvent,
-  newEvents
+  newEvents,
+  settled
 } from "./eventstore/fixtures.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
@@ -24,6 +25,7 @@ import { usesRealPostgres } from "./support/TestDatabase.js"
 const readEverything = (limit: number) =>
   Effect.gen(function* () {
     const store = yield* EventStore
+    yield* settled
     const events: Array<RecordedEvent> = []
     let checkpoint = GlobalCheckpointStart
     while (true) {
@@ -82,6 +84,7 @@ describe("global log", () => {
           appendTo(b, ExpectedVersion.any, [both[1]!])
         ])
 
+        yield* settled
         let checkpoint = before.checkpoint
         const read: Array<RecordedEvent> = []
         for (let page = 0; page < 10; page++) {
@@ -118,6 +121,7 @@ describe("global log", () => {
         expect(Exit.isFailure(exit)).toBe(true)
         const kept = newEvent()
         yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, [kept])])
+        yield* settled
         expect(idsOf((yield* store.readAll(start, 100)).events)).toEqual([kept.eventId])
       })
     )
@@ -135,6 +139,7 @@ describe("global log", () => {
 
           const more = newEvents(4)
           yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, more)])
+          yield* settled
           expect(yield* catchUp(consumer)).toBe(4)
           expect(yield* catchUp(consumer)).toBe(0)
           expect((yield* seenBy("c-once")).slice(-4)).toEqual(idsOf(more))
@@ -146,6 +151,7 @@ describe("global log", () => {
           yield* createSeenTable
           const store = yield* EventStore
           yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, newEvents(2))])
+          yield* settled
           const failing: Consumer<string, SqlClient.SqlClient> = {
             consumerId: "c-failing",
             handle: (events) =>
@@ -222,6 +228,7 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
         expect(whileAOpen).toEqual({ events: [], checkpoint: start })
 
         expect(Exit.isSuccess(yield* finish(true))).toBe(true)
+        yield* settled
         const afterCommit = yield* store.readAll(start, 100)
         expect(idsOf(afterCommit.events)).toEqual([eventA.eventId, eventB.eventId])
       })
@@ -234,6 +241,7 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
         const { eventB, finish } = yield* interleave
         expect((yield* store.readAll(start, 100)).events).toEqual([])
         expect(Exit.isFailure(yield* finish(false))).toBe(true)
+        yield* settled
         expect(idsOf((yield* store.readAll(start, 100)).events)).toEqual([eventB.eventId])
       })
     )
@@ -246,6 +254,7 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
         const { eventA, eventB, finish } = yield* interleave
         expect(yield* catchUp(consumer)).toBe(0)
         yield* finish(true)
+        yield* settled
         expect(yield* catchUp(consumer)).toBe(2)
         expect((yield* seenBy("c-race")).slice(-2)).toEqual([eventA.eventId, eventB.eventId])
       })
@@ -256,6 +265,7 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
         yield* createSeenTable
         const store = yield* EventStore
         yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, newEvents(30))])
+        yield* settled
         const consumer = recordingConsumer("c-replicas", 5)
         const [one, two] = yield* Effect.all([catchUp(consumer), catchUp(consumer)], { concurrency: 2 })
         const rest = yield* catchUp(consumer)

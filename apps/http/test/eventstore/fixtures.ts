@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
 import type { ExpectedVersion, NewEvent, StreamAppend } from "@helpdesk/domain"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { type InlineProjection, InlineProjections } from "../../src/EventStore/InlineProjection.js"
 import { PostgresEventStoreLive } from "../../src/EventStore/PostgresEventStore.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -40,3 +41,22 @@ export const freshStream = (prefix = "s") => `${prefix}-${randomUUID()}`
 /** The store (port and service) on a fresh migrated database, with these inline projections. */
 export const eventStoreOnFreshDatabase = (projections: ReadonlyArray<InlineProjection> = []) =>
   PostgresEventStoreLive.pipe(Layer.provide(InlineProjections.layer(projections)), Layer.provideMerge(TestDatabaseLive))
+
+/**
+ * Waits until every transaction that was running anywhere on the server when it was called has ended. The global
+ * log shows only events below the oldest running transaction id, server-wide, and other test files share the server.
+ * (Real time: a test's clock is a TestClock that never moves by itself.)
+ */
+export const settled = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [{ horizon }] = yield* sql<{ readonly horizon: string }>`
+    SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS horizon`
+  const deadline = Date.now() + 60_000
+  while (true) {
+    const [{ passed }] = yield* sql<{ readonly passed: boolean }>`
+      SELECT pg_snapshot_xmin(pg_current_snapshot()) >= ${horizon}::xid8 AS passed`
+    if (passed) return
+    if (Date.now() > deadline) return yield* Effect.die(new Error("a transaction stayed open for 60 s"))
+    yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+  }
+}).pipe(Effect.orDie)
