@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { runTicketBatch, SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
-import { DateTime, Effect, Either, Layer } from "effect"
+import { Cause, DateTime, Effect, Either, Layer } from "effect"
 import { type BatchResult, drain, timerLoop } from "./Sweep.js"
 
 /**
@@ -70,7 +70,10 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
             continue
           }
           failed++
-          yield* Effect.logWarning(`Snooze timer: ticket ${due[i]!.ticketId} failed; it stays due`, outcome.left)
+          yield* Effect.logWarning(
+            `Snooze timer: ticket ${due[i]!.ticketId} failed; it stays due`,
+            Cause.fail(outcome.left)
+          )
         }
         return { claimed: due.length, acted, failed } satisfies BatchResult
       })
