@@ -15,6 +15,14 @@ import { eventAppendDuration } from "../Observability/Metrics.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { type AppendContext, eventsFor, InlineProjections } from "./InlineProjection.js"
 
+/** What a reader of the global log narrows it to (every field optional: absent means no narrowing). */
+export interface GlobalLogFilter {
+  /** Only events of this organization's streams (`hd_events.organization_id`, migration 0096). */
+  readonly organizationId?: number
+  /** Only events of these types. */
+  readonly types?: ReadonlyArray<string>
+}
+
 /** What `hd_append_to_stream` answers for one stream. */
 interface AppendRow {
   readonly outcome: "appended" | "conflict" | "closed"
@@ -209,13 +217,24 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
         Effect.withSpan("PostgresEventStore.readStream")
       )
 
-    const readAll = (checkpoint: GlobalCheckpoint, limit: number): Effect.Effect<GlobalLogBatch> =>
+    /**
+     * The global log after `checkpoint` (see the class); `filter` narrows it to one organization's events
+     * (`hd_events_organization_log_idx`) and to some event types, with the same rule, so a narrowed reader never
+     * skips a late commit either.
+     */
+    const readAll = (
+      checkpoint: GlobalCheckpoint,
+      limit: number,
+      filter: GlobalLogFilter = {}
+    ): Effect.Effect<GlobalLogBatch> =>
       limit <= 0
         ? Effect.succeed({ events: [], checkpoint })
         : sql<EventRow>`
         SELECT ${eventColumns(sql)} FROM hd_events
         WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          AND (transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)
+          AND (transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)${
+            filter.organizationId === undefined ? sql`` : sql` AND organization_id = ${filter.organizationId}`
+          }${filter.types === undefined ? sql`` : sql` AND event_type = ANY(${filter.types}::text[])`}
         ORDER BY transaction_id, global_position
         LIMIT ${limit}`.pipe(
             Effect.map((rows) => {
@@ -241,7 +260,7 @@ export const PostgresEventStoreLive: Layer.Layer<EventStore | PostgresEventStore
       EventStore.of({
         append: (appends) => store.append(appends),
         readStream: store.readStream,
-        readAll: store.readAll
+        readAll: (checkpoint, limit) => store.readAll(checkpoint, limit)
       })
     )
   ).pipe(Layer.provideMerge(PostgresEventStore.Default))

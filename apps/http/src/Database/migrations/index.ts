@@ -17,6 +17,7 @@ import csatSurveys from "./0072_csat_surveys.js"
 import redactSentSurveyLinks from "./0073_redact_sent_survey_links.js"
 import authChangedNotifications from "./0081_auth_changed_notifications.js"
 import ticketSnapshots from "./0082_ticket_snapshots.js"
+import eventOrganizations from "./0096_event_organizations.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -39,5 +40,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0072_csat_surveys": csatSurveys,
   "0073_redact_sent_survey_links": redactSentSurveyLinks,
   "0081_auth_changed_notifications": authChangedNotifications,
-  "0082_ticket_snapshots": ticketSnapshots
+  "0082_ticket_snapshots": ticketSnapshots,
+  "0096_event_organizations": eventOrganizations
 }

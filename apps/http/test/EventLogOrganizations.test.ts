@@ -1,0 +1,126 @@
+import { SqlClient } from "@effect/sql"
+import { describe, expect, layer } from "@effect/vitest"
+import { ExpectedVersion, GlobalCheckpointStart, type RecordedEvent } from "@helpdesk/domain"
+import { Deferred, Effect, Exit, Fiber } from "effect"
+import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
+import {
+  appendTo,
+  databaseStartup,
+  eventStoreOnFreshDatabase,
+  freshStream,
+  newEvent,
+  settled
+} from "./eventstore/fixtures.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
+
+const idsOf = (events: ReadonlyArray<RecordedEvent>) => events.map((e) => e.eventId)
+
+/** A stream whose first event names organization `org` (as a ticket's `TicketCreated` does). */
+const createdIn = (org: number | string, type = "Created") => newEvent(type, { organizationId: String(org) })
+
+/** Everything the organization's log holds after the start (every transaction before this call ended first). */
+const organizationLog = (organizationId: number, types?: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const store = yield* PostgresEventStore
+    yield* settled
+    return (yield* store.readAll(
+      GlobalCheckpointStart,
+      10_000,
+      types === undefined ? { organizationId } : { organizationId, types }
+    )).events
+  })
+
+describe("events tied to organizations (migration 0096)", () => {
+  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+    it.effect("every event of a stream carries the organization its first event names; others carry none", () =>
+      Effect.gen(function* () {
+        const store = yield* PostgresEventStore
+        const sql = yield* SqlClient.SqlClient
+        const one = freshStream("ticket")
+        const two = freshStream("ticket")
+        const none = freshStream("other")
+        const odd = freshStream("odd")
+        const first = createdIn(101)
+        const later = newEvent("Later", { organizationId: "102" })
+        const theirs = createdIn(102)
+        yield* store.append([appendTo(one, ExpectedVersion.noStream, [first])])
+        yield* store.append([appendTo(two, ExpectedVersion.any, [theirs])])
+        // A later event naming another organization does not move the stream.
+        yield* store.append([appendTo(one, ExpectedVersion.exact(1), [later])])
+        const third = newEvent("Third")
+        yield* store.append([appendTo(one, ExpectedVersion.streamExists, [third])])
+        yield* store.append([appendTo(none, ExpectedVersion.noStream, [newEvent("X", { n: 1 })])])
+        yield* store.append([appendTo(odd, ExpectedVersion.noStream, [newEvent("X", { organizationId: "acme" })])])
+
+        const rows = yield* sql<{ streamId: string; organizationId: string | null }>`
+          SELECT stream_id, organization_id FROM hd_events
+          WHERE stream_id IN (${one}, ${two}, ${none}, ${odd}) ORDER BY global_position`
+        expect(rows.map((r) => [r.streamId, r.organizationId === null ? null : Number(r.organizationId)])).toEqual([
+          [one, 101],
+          [two, 102],
+          [one, 101],
+          [one, 101],
+          [none, null],
+          [odd, null]
+        ])
+        expect(idsOf(yield* organizationLog(101))).toEqual([first.eventId, later.eventId, third.eventId])
+        expect(idsOf(yield* organizationLog(102))).toEqual([theirs.eventId])
+        expect(idsOf(yield* organizationLog(101, ["Third", "Created"]))).toEqual([first.eventId, third.eventId])
+        expect(yield* organizationLog(101, [])).toEqual([])
+      })
+    )
+
+    it.effect("the organization's reader uses the organization's index", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // A fresh table is small: without this the planner would rather read all of it.
+        const plan = yield* sql.withTransaction(
+          Effect.zipRight(
+            sql`SET LOCAL enable_seqscan = off`,
+            sql<Record<string, string>>`
+              EXPLAIN SELECT global_position FROM hd_events
+              WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+                AND (transaction_id, global_position) > ('0'::xid8, 0::bigint) AND organization_id = 7
+              ORDER BY transaction_id, global_position LIMIT 10`
+          )
+        )
+        expect(plan.map((r) => Object.values(r).join("")).join("\n")).toContain("hd_events_organization_log_idx")
+      })
+    )
+  })
+})
+
+// PGlite serves one session: a second transaction cannot run while the first is open.
+describe.runIf(usesRealPostgres)("an organization's log with transactions committing out of order", () => {
+  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+    it.effect("B commits first: the reader shows nothing until A commits, then A's event before B's", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* PostgresEventStore
+        const eventA = createdIn(201, "A")
+        const eventB = createdIn(201, "B")
+        const aAppended = yield* Deferred.make<void>()
+        const finishA = yield* Deferred.make<void>()
+        const txA = yield* Effect.fork(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`SELECT pg_current_xact_id()`
+              yield* store.append([appendTo(freshStream("a"), ExpectedVersion.noStream, [eventA])])
+              yield* Deferred.succeed(aAppended, undefined)
+              yield* Deferred.await(finishA)
+            })
+          )
+        )
+        yield* Deferred.await(aAppended)
+        yield* store.append([appendTo(freshStream("b"), ExpectedVersion.noStream, [eventB])])
+        expect(yield* store.readAll(GlobalCheckpointStart, 100, { organizationId: 201 })).toEqual({
+          events: [],
+          checkpoint: GlobalCheckpointStart
+        })
+        yield* Deferred.succeed(finishA, undefined)
+        expect(Exit.isSuccess(yield* Effect.exit(Fiber.join(txA)))).toBe(true)
+        expect(idsOf(yield* organizationLog(201))).toEqual([eventA.eventId, eventB.eventId])
+      })
+    )
+  })
+})
