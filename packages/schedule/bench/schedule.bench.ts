@@ -2,11 +2,23 @@
  * `npm run bench -w @helpdesk/schedule`: ns/op of `isOpenAt` and `nextOpenAfter` on realistic and
  * adversarial schedules, the same questions answered the naive way (an `Intl.DateTimeFormat` lookup per
  * question and a minute-by-minute scan, capped) as the baseline, and the cost of building a zone's
- * offset table for the window. Prints figures only; nothing here asserts timings.
+ * offset table for the window; `addBusinessTime` and `businessTimeBetween` over 30 business days beside a
+ * brute-force minute count. Prints figures only; nothing here asserts timings.
+ *
+ * `npm run bench -w @helpdesk/schedule -- <part>…` runs only the parts named: `queries`, `business-time`,
+ * `zone-table`.
  */
 import * as os from "node:os"
 import { do_not_optimize, measure } from "mitata"
-import { compileSchedule, isOpenAt, nextOpenAfter, type ScheduleInput } from "../src/index.js"
+import {
+  addBusinessTime,
+  businessTimeBetween,
+  compileSchedule,
+  isOpenAt,
+  nextOpenAfter,
+  type Schedule,
+  type ScheduleInput
+} from "../src/index.js"
 import { buildZoneTable, WINDOW_YEARS_AFTER, WINDOW_YEARS_BEFORE } from "../src/ZoneTable.js"
 
 const office = { opensAt: "09:00", closesAt: "17:00" }
@@ -207,6 +219,34 @@ const record = async (what: string, fn: () => void, options: { min_cpu_time?: nu
   )
 }
 
+// ---- business time: the brute-force minute count ----
+const MINUTE_MS = 60_000
+/** 30 business days of Monday to Friday: six calendar weeks; the budget: 30 days of 8 hours. */
+const SPAN_MS = 42 * 86_400_000
+const BUDGET_MINUTES = 30 * 480
+
+/** Business minutes in `[from, from + span)`, asking `isOpenAt` at every minute (`from` is a whole minute). */
+const minuteCountBetween = (schedule: Schedule, from: number, span: number): number => {
+  let count = 0
+  for (let t = from; t < from + span; t += MINUTE_MS) if (isOpenAt(schedule, new Date(t))) count++
+  return count
+}
+
+/** The end of the `minutes`-th open minute from `from`, minute by minute (capped at 400 days). */
+const minuteCountAdd = (schedule: Schedule, from: number, minutes: number): number | null => {
+  let count = 0
+  for (let t = from; t < from + 400 * 86_400_000; t += MINUTE_MS) {
+    if (isOpenAt(schedule, new Date(t)) && ++count === minutes) return t + MINUTE_MS
+  }
+  return null
+}
+
+const PARTS = ["queries", "business-time", "zone-table"] as const
+const selected = (part: (typeof PARTS)[number]) => {
+  const asked = process.argv.slice(2)
+  return asked.length === 0 || asked.includes(part)
+}
+
 const main = async () => {
   console.log(
     `@helpdesk/schedule benchmark — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`
@@ -220,7 +260,7 @@ const main = async () => {
   console.log("Each call asks about the next of 1024 fixed instants in 2024–2027.\n")
   console.log(`${"".padEnd(62)} ${"wall p50".padStart(10)} ${"wall p99".padStart(10)} ${"CPU/call".padStart(10)}`)
 
-  for (const [name, input] of SCHEDULES) {
+  for (const [name, input] of selected("queries") ? SCHEDULES : []) {
     const schedule = compileSchedule(input)
     const format = formatterFor(input.timeZone)
     let i = 0
@@ -246,6 +286,41 @@ const main = async () => {
     )
   }
 
+  if (selected("business-time")) {
+    console.log(
+      `\nBusiness time over 30 business days: addBusinessTime(${BUDGET_MINUTES} min) and businessTimeBetween over 42 days`
+    )
+    for (const [name, input] of SCHEDULES.slice(0, 4)) {
+      const schedule = compileSchedule(input)
+      let i = 0
+      await record(`addBusinessTime      ${name}`, () => {
+        i = (i + 1) & 1023
+        do_not_optimize(addBusinessTime(schedule, INSTANTS[i]!, BUDGET_MINUTES))
+      })
+      await record(`businessTimeBetween  ${name}`, () => {
+        i = (i + 1) & 1023
+        do_not_optimize(businessTimeBetween(schedule, INSTANTS[i]!, new Date(INSTANTS[i]!.getTime() + SPAN_MS)))
+      })
+      await record(
+        "  baseline addBusinessTime (isOpenAt per minute)",
+        () => {
+          i = (i + 1) & 1023
+          do_not_optimize(minuteCountAdd(schedule, INSTANTS[i]!.getTime(), BUDGET_MINUTES))
+        },
+        { min_cpu_time: 1e9, max_samples: 24 }
+      )
+      await record(
+        "  baseline businessTimeBetween (isOpenAt per minute)",
+        () => {
+          i = (i + 1) & 1023
+          do_not_optimize(minuteCountBetween(schedule, INSTANTS[i]!.getTime(), SPAN_MS))
+        },
+        { min_cpu_time: 1e9, max_samples: 24 }
+      )
+    }
+  }
+
+  if (!selected("zone-table")) return
   const year = new Date().getUTCFullYear()
   const from = year - WINDOW_YEARS_BEFORE
   const to = year + WINDOW_YEARS_AFTER + 1

@@ -1,8 +1,10 @@
 /**
  * `@helpdesk/schedule`: exact business hours. Compile a schedule once, then ask whether it is open at
  * an instant and when it opens next, across DST gaps and repeated hours, overnight ranges and yearly
- * exceptions. Zero runtime dependencies; `Intl` only.
+ * exceptions, and count business time (add it to an instant, or measure it between two). Zero runtime
+ * dependencies; `Intl` only.
  */
+export { addBusinessTime, businessTimeBetween } from "./businessTime.js"
 export { type FormatOpeningOptions, formatOpening } from "./formatOpening.js"
 export { isOpenAt, nextOpenAfter } from "./query.js"
 export { ALWAYS_OPEN, compileSchedule, type Schedule } from "./Schedule.js"

@@ -3,11 +3,13 @@ import { type CompiledSchedule, LAST_DAY, type Schedule, ScheduleKind } from "./
 import { OFFSET_BOUND, resolveWallTime, type ZoneTable } from "./ZoneTable.js"
 
 /** The latest instant a `Date` can hold. */
-const MAX_INSTANT = 8.64e15
+export const MAX_INSTANT = 8.64e15
 
-const compiled = (schedule: Schedule): CompiledSchedule => schedule as CompiledSchedule
+/** The compiled form behind the public `Schedule` (every `Schedule` is made by this package). */
+export const compiled = (schedule: Schedule): CompiledSchedule => schedule as CompiledSchedule
 
-const instantOf = (at: Date): number => {
+/** The instant of a `Date`; `RangeError` for an invalid one. */
+export const instantOf = (at: Date): number => {
   const t = at.getTime()
   if (Number.isNaN(t)) throw new RangeError("Invalid Date")
   return t
@@ -17,7 +19,7 @@ const instantOf = (at: Date): number => {
  * Inside the table's window, with six days either side, every wall time a query near `instant` resolves
  * comes from the table, so the table's offset bounds hold; elsewhere ±26 h is assumed.
  */
-const innerWindow = (zone: ZoneTable, instant: number): boolean =>
+export const innerWindow = (zone: ZoneTable, instant: number): boolean =>
   instant >= zone.windowStart + 6 * DAY_MS && instant < zone.windowEnd - 6 * DAY_MS
 
 /**

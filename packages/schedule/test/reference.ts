@@ -98,3 +98,54 @@ export const transitionsBetween = (timeZone: string, from: number, to: number): 
     zoned = next
   }
 }
+
+/** The time in `[from, to)` covered by `stretches` (sorted, disjoint), in ms. */
+export const referenceBusinessMs = (stretches: ReadonlyArray<Interval>, from: number, to: number): number => {
+  let total = 0
+  for (const s of stretches) total += Math.max(0, Math.min(s.end, to) - Math.max(s.start, from))
+  return total
+}
+
+/** The earliest instant by which `budget` ms of `stretches` have passed from `from`, or undefined past them. */
+export const referenceAddMs = (
+  stretches: ReadonlyArray<Interval>,
+  from: number,
+  budget: number
+): number | undefined => {
+  if (budget === 0) return from
+  let left = budget
+  for (const s of stretches) {
+    if (s.end <= from) continue
+    const start = Math.max(s.start, from)
+    if (s.end - start >= left) return start + left
+    left -= s.end - start
+  }
+  return undefined
+}
+
+const MINUTE = 60_000
+
+/**
+ * The brute-force minute count: steps minute by minute from `from` (a whole minute) and counts the
+ * minutes that start inside a stretch, up to `to` or until `minutes` are counted (then the end of the
+ * last counted minute). Exact when every opening, closing and offset change is on a whole minute.
+ */
+export const countOpenMinutes = (
+  stretches: ReadonlyArray<Interval>,
+  from: number,
+  to: number,
+  minutes = Number.POSITIVE_INFINITY
+): { readonly counted: number; readonly reachedAt: number | undefined } => {
+  let index = 0
+  let counted = 0
+  if (minutes === 0) return { counted, reachedAt: from }
+  for (let m = from; m < to; m += MINUTE) {
+    while (index < stretches.length && stretches[index]!.end <= m) index++
+    if (index === stretches.length) break
+    if (stretches[index]!.start <= m) {
+      counted++
+      if (counted === minutes) return { counted, reachedAt: m + MINUTE }
+    }
+  }
+  return { counted, reachedAt: undefined }
+}
