@@ -73,6 +73,32 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
     })
   )
 
+  it.scoped("sending and read receipts leave updated_at alone: the list's default order does not change", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const smtp = yield* testSmtpServer()
+      const older = yield* ticket(org, { customer_email: customer("older") })
+      const reply = yield* postMessage(org, older.id, { content: "Here is the answer." })
+      const before = (yield* readTicket(org, older.id)).body
+      const newer = yield* ticket(org, { customer_email: customer("newer") })
+      yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+      const [createRow, replyRow] = yield* outboxRows(older.id)
+      assert.strictEqual((yield* get(pixelPath(smtp.withMessageId(createRow!.rfcMessageId!)[0]!))).status, 200)
+      assert.strictEqual((yield* get(pixelPath(smtp.withMessageId(replyRow!.rfcMessageId!)[0]!))).status, 200)
+      const after = (yield* readTicket(org, older.id)).body
+      assert.strictEqual(after.delivery_status, "read")
+      assert.strictEqual(after.updated_at, before.updated_at)
+      const message = yield* messageOf(org, older.id, reply.body.id)
+      assert.strictEqual(message.delivery_status, "read")
+      assert.strictEqual(message.updated_at, reply.body.updated_at)
+      const list = yield* get(org.tickets, { token: org.ownerToken })
+      assert.deepStrictEqual(
+        list.body.results.map((t: { id: number }) => t.id),
+        [newer.id, older.id]
+      )
+    })
+  )
+
   it.scoped("forged, foreign and malformed pixel tokens get the same GIF and record nothing", () =>
     Effect.gen(function* () {
       const org = yield* organization

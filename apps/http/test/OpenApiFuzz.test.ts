@@ -800,6 +800,13 @@ const FuzzLive = Layer.effect(
       csat: csat!,
       opened: `hd_open_${"A".repeat(43)}`
     }
+    byParameter.message_id = created(
+      yield* post(at(`tickets/${byParameter.ticket_id}/messages/`), {
+        token,
+        json: { content: "Fuzz note", is_visible_to_customer: false }
+      }),
+      "message"
+    )
     return { doc, resources: { token, integrationToken: yield* Fixtures.integrationToken(org), byParameter } }
   })
 ).pipe(Layer.provideMerge(TestAppLive))

@@ -26,12 +26,15 @@ const OPERATIONS: Record<string, Action | ReadonlyArray<Action>> = {
   "PATCH /organizations/{organization_id}/tickets/{ticket_id}/": "tickets.write",
   "GET /organizations/{organization_id}/tickets/{ticket_id}/messages/": "tickets.read",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/messages/": "tickets.write",
+  "GET /organizations/{organization_id}/tickets/{ticket_id}/messages/{message_id}/": "tickets.read",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/snooze/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/unsnooze/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/merge/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/enrichment/": "tickets.enrich",
   "POST /organizations/{organization_id}/pending-attachments/": "attachments.upload",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/attachments/": "attachments.upload",
+  "GET /organizations/{organization_id}/pending-attachments/{attachment_id}/": "tickets.read",
+  "GET /organizations/{organization_id}/tickets/{ticket_id}/attachments/{attachment_id}/": "tickets.read",
   "GET /organizations/{organization_id}/customers/": "customers.read",
   "POST /organizations/{organization_id}/customers/": "customers.write",
   "GET /organizations/{organization_id}/customers/{pk}/": "customers.read",
@@ -136,12 +139,16 @@ const resources = (org: Fixtures.OrgFixture) =>
     const make = (what: string, json: Record<string, unknown>) =>
       Effect.map(post(`${org.path}${what}`, { token, json }), created)
     const collection = yield* make("portal/collections/", { name: `Guides ${set}` })
+    const ticketId = yield* make("tickets/", {
+      subject: "Parcel missing",
+      description: "Where is my parcel?",
+      customer_email: Fixtures.uniqueEmail("customer")
+    })
+    const uploaded = yield* send("POST", `${org.path}tickets/${ticketId}/attachments/`, token, true)
     return {
-      ticket_id: yield* make("tickets/", {
-        subject: "Parcel missing",
-        description: "Where is my parcel?",
-        customer_email: Fixtures.uniqueEmail("customer")
-      }),
+      ticket_id: ticketId,
+      message_id: yield* make(`tickets/${ticketId}/messages/`, { content: "Note", is_visible_to_customer: false }),
+      attachment_id: String(JSON.parse(uploaded.text).id),
       customers: yield* make("customers/", { email: Fixtures.uniqueEmail("customer") }),
       company_id: yield* make("companies/", { name: `Acme ${set}` }),
       inboxes: yield* make("inboxes/", { name: `Desk ${set}`, email_prefix: `desk${set}` }),

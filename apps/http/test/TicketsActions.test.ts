@@ -201,7 +201,10 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
 
       const reply = yield* postMessage(org, source.id, { content: "Customer again", role: "customer" }, org.integration)
       assert.strictEqual(reply.status, 201, reply.text)
-      assert.strictEqual(reply.headers.get("location"), `${baseUrl}${ticketPath(org, target.id, "messages/")}`)
+      assert.strictEqual(
+        reply.headers.get("location"),
+        `${baseUrl}${ticketPath(org, target.id, `messages/${reply.body.id}/`)}`
+      )
       const survivor = yield* get(ticketPath(org, target.id, "messages/"), { token: org.ownerToken })
       assert.strictEqual(survivor.body.count, 2)
 

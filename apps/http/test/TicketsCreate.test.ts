@@ -381,6 +381,32 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
     })
   )
 
+  it.effect("every offending field at once: a malformed field, the missing description and the missing customer", () =>
+    Effect.gen(function* () {
+      const missing = yield* createTicket(yield* organization, { subject: "Only a subject" })
+      assert.strictEqual(missing.status, 400)
+      assert.deepStrictEqual(Object.keys(missing.body).sort(), ["customer_id", "description"], missing.text)
+      const org = yield* organization
+      const all = yield* createTicket(org, { priority: "asap", description: "  " })
+      assert.strictEqual(all.status, 400)
+      assert.deepStrictEqual(
+        Object.keys(all.body).sort(),
+        ["customer_id", "description", "priority", "subject"],
+        all.text
+      )
+      assert.deepStrictEqual(all.body.subject, ["This field is required."])
+      // A malformed customer address is reported as malformed, not as a missing customer.
+      const bad = yield* createTicket(org, { subject: "s", customer_email: "not-an-address" })
+      assert.deepStrictEqual(Object.keys(bad.body).sort(), ["customer_email", "description"], bad.text)
+      const both = yield* createTicket(org, { subject: "s", customer_id: 1, customer_email: "a@example.com" })
+      assert.deepStrictEqual(Object.keys(both.body).sort(), ["customer_id", "description"], both.text)
+      assert.include(both.body.customer_id[0], "not both")
+      // Form bodies are checked the same way.
+      const form = yield* createTicket(org, {}, { json: undefined, form: { subject: "s", kind: "audio" } })
+      assert.deepStrictEqual(Object.keys(form.body), ["customer_id"], form.text)
+    })
+  )
+
   it.effect("roles: members read but do not write; other organizations' tickets are 404", () =>
     Effect.gen(function* () {
       const org = yield* organization

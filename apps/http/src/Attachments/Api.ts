@@ -44,6 +44,37 @@ export class AttachmentsApi extends HttpApiGroup.make("attachments")
         )
       )
   )
+  .add(
+    HttpApiEndpoint.get("getPending", "/organizations/:organization_id/pending-attachments/:attachment_id/")
+      .setPath(
+        Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, attachment_id: Schema.String })
+      )
+      .addSuccess(AttachmentView)
+      .annotate(OpenApi.Summary, "Read an uploaded file's attachment object")
+      .annotate(
+        OpenApi.Description,
+        "The `Location` of an upload: the attachment object with a fresh `download_url`, for anyone who reads the organization's tickets (only its uploader may claim it). Expired and unknown → 404."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get(
+      "getForTicket",
+      "/organizations/:organization_id/tickets/:ticket_id/attachments/:attachment_id/"
+    )
+      .setPath(
+        Schema.Struct({
+          organization_id: OrganizationPath.fields.organization_id,
+          ticket_id: IntegerId,
+          attachment_id: Schema.String
+        })
+      )
+      .addSuccess(AttachmentView)
+      .annotate(OpenApi.Summary, "Read a file uploaded to or attached to a ticket")
+      .annotate(
+        OpenApi.Description,
+        "The `Location` of an upload to a ticket: the attachment object with a fresh `download_url`, for anyone who reads the ticket."
+      )
+  )
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)
   .annotate(OpenApi.Title, "Attachments") {}

@@ -88,6 +88,26 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
       )
 
     return handlers
+      .handle("getPending", ({ path }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "tickets.read")
+          // Files are the organization's, like its tickets: only claiming is kept to the uploader (decision 0659).
+          const found = yield* attachments.find(scope.organizationId, path.attachment_id)
+          if (found === undefined) return yield* new NotFound()
+          return yield* viewOf(attachments, found.record)
+        })
+      )
+      .handle("getForTicket", ({ path }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "tickets.read")
+          const ticketId = parseIntegerId(path.ticket_id)
+          if (ticketId === undefined) return yield* new NotFound()
+          const found = yield* attachments.find(scope.organizationId, path.attachment_id)
+          if (found === undefined || (found.uploadTicketId !== ticketId && found.record.ticketId !== ticketId))
+            return yield* new NotFound()
+          return yield* viewOf(attachments, found.record)
+        })
+      )
       .handleRaw("uploadPending", ({ path, request }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "attachments.upload")

@@ -193,6 +193,28 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
         Effect.orDie
       )
 
+    /**
+     * An attachment of the organization that has not expired, with the ticket it was uploaded to (if any); undefined
+     * when there is none (an id that is no UUID included).
+     */
+    const find = (organizationId: number, attachmentId: string) =>
+      Schema.is(Schema.UUID)(attachmentId)
+        ? sql<AttachmentRow>`
+            SELECT id, organization_id, caller_key, name, size, content_type, upload_ticket_id, ticket_id, claimed_at,
+                   (claimed_at IS NULL AND expires_at <= now()) AS expired
+            FROM attachments WHERE id = ${attachmentId} AND organization_id = ${organizationId}`.pipe(
+            Effect.map((rows) => {
+              const row = rows[0]
+              if (row === undefined || row.expired) return undefined
+              return {
+                record: toRecord(row),
+                uploadTicketId: row.uploadTicketId === null ? null : Number(row.uploadTicketId)
+              }
+            }),
+            Effect.orDie
+          )
+        : Effect.succeed(undefined)
+
     /** The path of a signed download link, valid for `ATTACHMENT_URL_TTL`. */
     const signedDownloadPath = (attachmentId: string) =>
       Effect.map(secret, (key) => {
@@ -240,7 +262,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
         )
         .pipe(Effect.orDie, Effect.withSpan("PendingAttachments.reapExpired"))
 
-    return { upload, claim, forTicket, signedDownloadPath, downloadUrl, download, reapExpired } as const
+    return { upload, claim, find, forTicket, signedDownloadPath, downloadUrl, download, reapExpired } as const
   })
 }) {}
 

@@ -31,7 +31,11 @@ export const PERMISSIONS = {
   "organization.read": { roles: EVERYONE, endpoints: "`GET` (the organization and its settings)" },
   "organization.settings": { roles: MANAGERS, endpoints: "`PATCH` (settings, auto-replies, CSAT, limits)" },
   // GET tickets/{id}/ checks membership inside its one query (0656): it relies on this row being EVERYONE.
-  "tickets.read": { roles: EVERYONE, endpoints: "`GET tickets/`, `GET tickets/{id}/`, `GET tickets/{id}/messages/`" },
+  "tickets.read": {
+    roles: EVERYONE,
+    endpoints:
+      "`GET tickets/`, `GET tickets/{id}/`, `GET tickets/{id}/messages/` and `…/messages/{id}/`, `GET pending-attachments/{id}/`, `GET tickets/{id}/attachments/{id}/`"
+  },
   "tickets.write": {
     roles: TICKET_WORKERS,
     endpoints:

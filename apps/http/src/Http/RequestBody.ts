@@ -288,3 +288,37 @@ export const decode = <A, I, R>(
   Effect.flatMap(read(request), (body) =>
     decodeValue(schema, body._tag === "Json" ? body.value : formToObject(body.fields, schema))
   )
+
+/** A rule across fields, checked on the body as sent: its field errors (none: `[]`), keyed by field path. */
+export type BodyRule = (body: Readonly<Record<string, unknown>>) => ReadonlyArray<{
+  readonly path: ReadonlyArray<string>
+  readonly message: string
+}>
+
+/**
+ * {@link decode}, and `rules` checked on the body as sent even when a field fails to decode, so that every
+ * offending field (a malformed one and a missing one alike) is reported in one answer.
+ */
+export const decodeChecked = <A, I, R>(
+  request: HttpServerRequest.HttpServerRequest,
+  schema: Schema.Schema<A, I, R>,
+  rules: BodyRule
+): Effect.Effect<A, BodyError, R> =>
+  Effect.flatMap(read(request), (body) => {
+    const value = body._tag === "Json" ? body.value : formToObject(body.fields, schema)
+    const broken =
+      value !== null && typeof value === "object" && !Array.isArray(value)
+        ? rules(value as Record<string, unknown>)
+        : []
+    return decodeValue(schema, value).pipe(
+      Effect.either,
+      Effect.flatMap((decoded) => {
+        if (broken.length === 0) return decoded
+        const tree = untrustedRecord<unknown>()
+        if (decoded._tag === "Left")
+          for (const [key, messages] of Object.entries(decoded.left.errors)) tree[key] = messages
+        for (const { path, message } of broken) addFieldError(tree, path, [message])
+        return Effect.fail(new ValidationError({ errors: tree as FieldErrors }))
+      })
+    )
+  })

@@ -19,6 +19,9 @@ import { MessageWire, TicketWire } from "./TicketWire.js"
 /** Path of endpoints under `/organizations/{organization_id}/tickets/{ticket_id}/`. */
 export const TicketPath = Schema.Struct({ organization_id: OrganizationId, ticket_id: IntegerId })
 
+/** Path of `/organizations/{organization_id}/tickets/{ticket_id}/messages/{message_id}/`. */
+export const MessagePath = Schema.Struct({ ...TicketPath.fields, message_id: IntegerId })
+
 const listParam = (description: string) =>
   Schema.optional(
     Schema.Union(Schema.String, Schema.Array(Schema.String)).annotations({
@@ -115,6 +118,16 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
           "customer-visible message's, else the ticket's creation-time CC; BCC only when given. Integration tokens " +
           "post the customer's replies with `role: customer`: they unsnooze (`customer_reply`) and reopen the " +
           "ticket, and a reply to a merged-away ticket goes to the survivor."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("message", "/organizations/:organization_id/tickets/:ticket_id/messages/:message_id/")
+      .setPath(MessagePath)
+      .addSuccess(MessageWire)
+      .annotate(OpenApi.Summary, "Read one message of a ticket")
+      .annotate(
+        OpenApi.Description,
+        "The reply or internal note as the message list shows it (the `Location` of a created message)."
       )
   )
   .add(

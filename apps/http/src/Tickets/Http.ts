@@ -45,6 +45,38 @@ const CRITERIA_PARAMS = [
 
 const json = (body: unknown) => HttpServerResponse.unsafeJson(body)
 
+const CUSTOMER_MISSING = "A ticket needs a customer: give customer_id, or customer_email (and customer_name)."
+
+/** Whether a body field was given at all (a malformed value is given: its field reports why). */
+const given = (body: Readonly<Record<string, unknown>>, field: string) => {
+  const value = Object.hasOwn(body, field) ? body[field] : undefined
+  return value !== undefined && value !== null && value !== ""
+}
+
+/** Whether a text field is missing or blank. */
+const blank = (body: Readonly<Record<string, unknown>>, field: string) => {
+  const value = Object.hasOwn(body, field) ? body[field] : undefined
+  return value === undefined || value === null || (typeof value === "string" && value.trim() === "")
+}
+
+/** Ticket creation's rules across fields, reported together with every malformed field (docs/api-conventions.md). */
+const ticketCreationRules: RequestBody.BodyRule = (body) => {
+  const broken: Array<{ path: ReadonlyArray<string>; message: string }> = []
+  const kind = Object.hasOwn(body, "kind") ? body.kind : undefined
+  const audio = typeof kind === "string" && kind.trim() === "audio"
+  if (!audio && blank(body, "description") && blank(body, "description_html"))
+    broken.push({ path: ["description"], message: "A text ticket needs a description (or description_html)." })
+  const byId = given(body, "customer_id")
+  const byEmail = given(body, "customer_email")
+  if (byId && byEmail)
+    broken.push({
+      path: ["customer_id"],
+      message: "Give either customer_id or customer_email (with customer_name), not both."
+    })
+  if (!byId && !byEmail) broken.push({ path: ["customer_id"], message: CUSTOMER_MISSING })
+  return broken
+}
+
 /** `201 Created` with a `Location` header (the body is rendered already, see `TicketWire`); never fails. */
 const createdAt = (body: unknown, location: string) =>
   Effect.map(absoluteUrl(location), (url) =>
@@ -137,26 +169,14 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "tickets.write")
           const caller = yield* CurrentCaller
-          const body = yield* RequestBody.decode(request, TicketCreate)
+          const body = yield* RequestBody.decodeChecked(request, TicketCreate, ticketCreationRules)
           const role = yield* roleOf(body.created_by_role, "created_by_role")
           const kind = body.kind ?? "text"
           const description = body.description ?? ""
           const descriptionHtml = body.description_html ?? ""
-          if (kind === "text" && description === "" && descriptionHtml === "")
-            return yield* ValidationError.field(
-              "description",
-              "A text ticket needs a description (or description_html)."
-            )
-          if (body.customer_id !== undefined && body.customer_email !== undefined)
-            return yield* ValidationError.field(
-              "customer_id",
-              "Give either customer_id or customer_email (with customer_name), not both."
-            )
+          // Checked with every other field by `ticketCreationRules`; this narrows the type.
           if (body.customer_id === undefined && body.customer_email === undefined)
-            return yield* ValidationError.field(
-              "customer_id",
-              "A ticket needs a customer: give customer_id, or customer_email (and customer_name)."
-            )
+            return yield* ValidationError.field("customer_id", CUSTOMER_MISSING)
           const origin = body.origin ?? "api"
           const ticket = yield* commands
             .create({
@@ -233,6 +253,18 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           return json({ ...found, results: found.results.map((view) => renderMessage(view, urls)) })
         })
       )
+      .handle("message", ({ path }) =>
+        Effect.gen(function* () {
+          const scope = yield* access.require(path.organization_id, "tickets.read")
+          const ticketId = yield* ticketIdOf(path.ticket_id)
+          const messageId = parseIntegerId(path.message_id)
+          if (messageId === undefined) return yield* new NotFound()
+          const view = yield* queries.message(scope.organizationId, ticketId, messageId)
+          if (view === undefined) return yield* new NotFound()
+          const urls = yield* downloadUrls([view])
+          return json(renderMessage(view, urls))
+        })
+      )
       .handleRaw("addMessage", ({ path, request }) =>
         Effect.gen(function* () {
           const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
@@ -267,7 +299,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           const urls = yield* downloadUrls([view])
           return yield* createdAt(
             renderMessage(view, urls),
-            `/organizations/${scope.publicId}/tickets/${ticket.id}/messages/`
+            `/organizations/${scope.publicId}/tickets/${ticket.id}/messages/${message.id}/`
           )
         })
       )

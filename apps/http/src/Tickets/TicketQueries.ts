@@ -137,6 +137,20 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         Effect.orDie
       )
 
+    /** The stored view of one message of a ticket of the organization, or undefined. */
+    const message = (
+      organizationId: number,
+      ticketId: number,
+      messageId: number
+    ): Effect.Effect<ViewJson | undefined> =>
+      sql<{ view: ViewJson }>`
+        SELECT m.view FROM hd_ticket_messages m
+        JOIN hd_tickets t ON t.ticket_id = m.ticket_id AND t.organization_id = ${String(organizationId)}
+        WHERE m.ticket_id = ${ticketId} AND m.message_id = ${messageId}`.pipe(
+        Effect.map((rows) => rows[0]?.view),
+        Effect.orDie
+      )
+
     /** One page of a ticket's messages. */
     const messages = (ticketId: number, ordering: Ordering.Ordering<string>) => ({
       count: sql<{
@@ -205,6 +219,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       }
     }
 
-    return { view, readableViewForToken, exists, messages, list } as const
+    return { view, readableViewForToken, exists, message, messages, list } as const
   })
 }) {}

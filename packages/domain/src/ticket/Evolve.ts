@@ -260,7 +260,8 @@ const apply = (d: Draft, e: TicketEvent, owned: boolean): void => {
       const delivery = applyDeliveryReport(d.createEmailDelivery, e.status, e.at, e.reason)
       if (delivery === d.createEmailDelivery) return
       d.createEmailDelivery = delivery
-      break
+      // A delivery or read receipt is no change a person made: updated_at stays (decision 0659).
+      return
     }
     case "MessageDeliveryReported": {
       const i = indexOfMessage(d.messages, e.messageId)
@@ -269,19 +270,15 @@ const apply = (d: Draft, e: TicketEvent, owned: boolean): void => {
       if (m.delivery === null) return
       const delivery = applyDeliveryReport(m.delivery, e.status, e.at, e.reason)
       if (delivery === m.delivery) return
-      const updated = messageState(
-        m,
-        delivery,
-        m.mergedFromTicket,
-        e.at.epochMillis > m.updatedAt.epochMillis ? e.at : m.updatedAt
-      )
+      // Neither the message's nor the ticket's updated_at moves for a receipt (decision 0659).
+      const updated = messageState(m, delivery, m.mergedFromTicket, m.updatedAt)
       const messages = owned ? d.messages : d.messages.slice()
       messages[i] = updated
       d.messages = messages
-      break
+      return
     }
   }
-  // Late events (delivery reports observed earlier than the last change) never move updated_at back.
+  // Late events never move updated_at back.
   if (e.at.epochMillis > d.updatedAt.epochMillis) d.updatedAt = e.at
 }
 

@@ -132,6 +132,19 @@ describe("message delivery", () => {
       .thenNothingHappened()
   })
 
+  it("receipts leave updated_at of the ticket and of the message where the last change put it", () => {
+    const t = given(withCreateEmail, emailed, reported("sent", 20), reported("read", 30))
+      .when(report("read", 40, "", 100))
+      .thenTicket()
+    expect(t.messages[0]!.delivery?.status).toBe("read")
+    expect(t.createEmailDelivery?.status).toBe("read")
+    expect(t.messages[0]!.updatedAt).toEqual(emailed.message.createdAt)
+    expect(t.updatedAt).toEqual(emailed.at)
+    const failed = given(withCreateEmail).when(report("failed", 50, "550 no such user")).thenTicket()
+    expect(failed.createEmailDelivery?.status).toBe("failed")
+    expect(failed.updatedAt).toEqual(withCreateEmail.at)
+  })
+
   it("refuses a report for an unknown message (MessageNotFound)", () => {
     given(withCreateEmail, emailed)
       .when(report("sent", 11, "", 999))
