@@ -20,9 +20,16 @@ import type { InlineProjection } from "../src/EventStore/InlineProjection.js"
 import { PostgresTicketStore } from "../src/EventStore/PostgresTicketStore.js"
 import { RebuildInProgress, rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { SNAPSHOT_EVERY } from "../src/EventStore/TicketSnapshot.js"
-import { ticketProjection, ticketReplayer, toJsonValue } from "../src/Tickets/ReadModel/TicketProjection.js"
+import {
+  decodeStoredMessageView,
+  decodeStoredTicketView,
+  encodeMessageView,
+  encodeTicketView
+} from "../src/Tickets/ReadModel/StoredViews.js"
+import { ticketProjection, ticketReplayer } from "../src/Tickets/ReadModel/TicketProjection.js"
 import { appendTo, databaseStartup, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
 import { ticketLifecycle } from "./eventstore/ticketWorkload.js"
+import { toJsonValue } from "./support/Json.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /** A projection counting events per stream; a `Poison` event makes its SQL fail. */
@@ -119,16 +126,24 @@ const messageRows = (ticketId: number) =>
       SELECT message_id, view FROM hd_ticket_messages WHERE ticket_id = ${ticketId} ORDER BY message_id`
   )
 
+/** The domain's events of a ticket stream. */
+const domainEvents = (ticketId: number) =>
+  Effect.map(EventStore, (store) => store.readStream(ticketStreamId(ticketId))).pipe(
+    Effect.flatten,
+    Effect.map((recorded) => Either.getOrThrow(fromRecordedEvents(recorded)))
+  )
+
 /** The domain's own views of a ticket stream, as JSON. */
 const domainViews = (ticketId: number) =>
   Effect.gen(function* () {
     const store = yield* EventStore
     const recorded = yield* store.readStream(ticketStreamId(ticketId))
     const events = Either.getOrThrow(fromRecordedEvents(recorded))
+    const view = projectTicketView(events)
     return {
       version: recorded.length,
-      ticket: toJsonValue(projectTicketView(events)),
-      messages: projectMessageViews(events).map((m) => toJsonValue(m))
+      ticket: view === null ? null : encodeTicketView(view),
+      messages: projectMessageViews(events).map(encodeMessageView)
     }
   })
 
@@ -236,6 +251,8 @@ describe("ticket read models", () => {
         const expected = yield* domainViews(1)
         const row = (yield* ticketRow(1))!
         expect(row.view).toEqual(expected.ticket)
+        // The stored view is the schema's encoded form: it decodes back to the domain's view.
+        expect(decodeStoredTicketView(row.view)).toEqual(projectTicketView(yield* domainEvents(1)))
         const view = expected.ticket as Record<string, unknown>
         expect({
           ticketId: row.ticketId,
@@ -280,6 +297,7 @@ describe("ticket read models", () => {
         const rows = yield* messageRows(2)
         expect(rows.map((r) => r.messageId)).toEqual(["201", "202", "203"])
         expect(rows.map((r) => r.view)).toEqual(expected.messages)
+        expect(rows.map((r) => decodeStoredMessageView(r.view))).toEqual(projectMessageViews(yield* domainEvents(2)))
       })
     )
 

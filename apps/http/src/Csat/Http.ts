@@ -45,9 +45,9 @@ export const CsatLive = HttpApiBuilder.group(Api, "csat", (handlers) =>
       Effect.gen(function* () {
         const view = yield* queries.view(survey.organizationId, survey.ticketId)
         if (view === undefined) return yield* new NotFound({ detail: "This survey link is not valid." })
-        const response = (view.csatResponse ?? null) as CsatSurveyView["csat_response"]
+        const response = view.csatResponse
         return {
-          ticket: { public_id: String(view.publicId), subject: String(view.subject) },
+          ticket: { public_id: view.publicId, subject: view.subject },
           organization: { name: survey.organizationName },
           answered: survey.answeredAt !== null || response !== null,
           csat_response: response

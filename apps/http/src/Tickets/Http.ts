@@ -15,7 +15,7 @@ import { parseIntegerId } from "../Http/PathParams.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { type Criteria, validateCriteria } from "../PresetFilters/Criteria.js"
 import { PresetFilters } from "../PresetFilters/PresetFilters.js"
-import { toJsonValue } from "./ReadModel/TicketProjection.js"
+import { encodeMessageView, encodeTicketView } from "./ReadModel/StoredViews.js"
 import { TicketCommands } from "./TicketCommands.js"
 import { toHttpError } from "./TicketHttpErrors.js"
 import type { WriteRole } from "./TicketPipeline.js"
@@ -29,7 +29,7 @@ import {
   TicketUpdate
 } from "./TicketRequests.js"
 import { TicketResponses } from "./TicketResponses.js"
-import { renderMessage, renderTicket, type ViewJson } from "./TicketWire.js"
+import { renderMessage, renderTicket } from "./TicketWire.js"
 
 const CRITERIA_PARAMS = [
   "statuses",
@@ -94,7 +94,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
 
     const { downloadUrls, ticket: ticketResponse } = yield* TicketResponses
 
-    const stateView = (ticket: Ticket) => toJsonValue(ticketView(ticket)) as ViewJson
+    const stateView = (ticket: Ticket) => encodeTicketView(ticketView(ticket))
 
     const ticketIdOf = (segment: string) => {
       const id = parseIntegerId(segment)
@@ -295,7 +295,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
             .pipe(Effect.mapError(toHttpError))
           const ticket = result.ticket
           const message = ticket.messages.find((m) => m.id === result.messageId)!
-          const view = toJsonValue(messageView(ticket.id, message)) as ViewJson
+          const view = encodeMessageView(messageView(ticket.id, message))
           const urls = yield* downloadUrls([view])
           return yield* createdAt(
             renderMessage(view, urls),

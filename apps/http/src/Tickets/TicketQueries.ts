@@ -5,7 +5,7 @@ import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
 import * as PgPool from "../Database/PgPool.js"
 import * as Ordering from "../Http/Ordering.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
-import type { ViewJson } from "./TicketWire.js"
+import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
 
 /**
  * The token row by its hash and, through a lateral join, the ticket's view if that token's caller (the person's
@@ -38,7 +38,7 @@ interface TokenAndViewRow {
   readonly organization_id: string | null
   readonly token_hash: Uint8Array
   readonly revoked_at: Date | null
-  readonly view: ViewJson | null
+  readonly view: StoredTicketView | null
 }
 
 /** Orderings of the ticket list: newest activity first by default. */
@@ -90,8 +90,8 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
     const pool = yield* PgPool.PgPool
 
     /** The stored view of a ticket of the organization, or undefined. */
-    const view = (organizationId: number, ticketId: number): Effect.Effect<ViewJson | undefined> =>
-      sql<{ view: ViewJson }>`
+    const view = (organizationId: number, ticketId: number): Effect.Effect<StoredTicketView | undefined> =>
+      sql<{ view: StoredTicketView }>`
         SELECT view FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
         Effect.map((rows) => rows[0]?.view),
         Effect.orDie,
@@ -108,7 +108,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       digest: Uint8Array,
       publicId: string,
       ticketId: number
-    ): Effect.Effect<{ readonly caller: Option.Option<Caller>; readonly view: ViewJson | undefined }> =>
+    ): Effect.Effect<{ readonly caller: Option.Option<Caller>; readonly view: StoredTicketView | undefined }> =>
       PgPool.query<TokenAndViewRow>(pool, READABLE_VIEW_FOR_TOKEN, [digest, publicId, ticketId]).pipe(
         Effect.map((rows) => {
           const row = rows[0]
@@ -160,7 +160,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         Effect.orDie
       ),
       fetch: (window: { readonly limit: number; readonly offset: number }) =>
-        sql<{ view: ViewJson }>`
+        sql<{ view: StoredMessageView }>`
           SELECT view FROM hd_ticket_messages WHERE ticket_id = ${ticketId}
           ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
           Effect.map((rows) => rows.map((row) => row.view)),
@@ -210,7 +210,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
           Effect.orDie
         ),
         fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<{ view: ViewJson }>`
+          sql<{ view: StoredTicketView }>`
             SELECT view FROM hd_tickets WHERE ${where}
             ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
             Effect.map((rows) => rows.map((row) => row.view)),

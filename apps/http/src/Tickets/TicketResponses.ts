@@ -1,7 +1,8 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { PendingAttachments } from "../Attachments/PendingAttachments.js"
-import { attachmentIdsOf, type DownloadUrls, renderTicket, type ViewJson } from "./TicketWire.js"
+import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
+import { attachmentIdsOf, type DownloadUrls, renderTicket } from "./TicketWire.js"
 
 const NO_URLS: DownloadUrls = new Map()
 
@@ -11,7 +12,7 @@ export class TicketResponses extends Effect.Service<TicketResponses>()("@helpdes
     const attachments = yield* PendingAttachments
 
     /** Signed download links of every attachment in these views (none: no work). */
-    const downloadUrls = (views: ReadonlyArray<ViewJson>): Effect.Effect<DownloadUrls> => {
+    const downloadUrls = (views: ReadonlyArray<StoredTicketView | StoredMessageView>): Effect.Effect<DownloadUrls> => {
       const ids = views.flatMap(attachmentIdsOf)
       if (ids.length === 0) return Effect.succeed(NO_URLS)
       return Effect.gen(function* () {
@@ -22,7 +23,7 @@ export class TicketResponses extends Effect.Service<TicketResponses>()("@helpdes
     }
 
     /** `200` with the wire Ticket of a stored view. */
-    const ticket = (view: ViewJson) =>
+    const ticket = (view: StoredTicketView) =>
       Effect.map(downloadUrls([view]), (urls) => HttpServerResponse.unsafeJson(renderTicket(view, urls)))
 
     return { downloadUrls, ticket } as const

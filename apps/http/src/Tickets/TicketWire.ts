@@ -2,19 +2,17 @@ import { Classification, Priority, Sentiment, TicketKind, TicketStatus, WaitingO
 import { Schema } from "effect"
 import { AttachmentView } from "../Attachments/Attachment.js"
 import { NullableTimestamp, Timestamp, UserRef } from "../Http/Representation.js"
+import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
 
 /**
  * The wire shapes of tickets and messages (the spec's Ticket and Ticket message), and their rendering from the
- * read models' `view` JSON (the domain's `TicketView`/`MessageView` with camelCase keys and ISO-8601 instants).
+ * read models' stored views (`ReadModel/StoredViews.ts`: the domain's views encoded by their schema).
  *
- * Rendering is a plain field-by-field copy rather than a Schema encode: `GET …/tickets/{id}/` is the hottest read
- * of the service and the stored view is already validated data. The schemas below document the result in
- * `/openapi.json`, and the tests check every field against them.
+ * Rendering is a typed field-by-field copy from the stored (encoded) view to the wire schema's encoded form,
+ * rather than a decode and an encode: `GET …/tickets/{id}/` is the hottest read of the service and the stored view
+ * was encoded by its schema when written. The compiler checks both sides; the schemas below document the result
+ * in `/openapi.json`, and the tests check every field against them.
  */
-
-/** A value of the stored `view` JSON (untyped: it is read from a jsonb column). */
-// biome-ignore lint/suspicious/noExplicitAny: the stored view is JSON written by the projection
-export type ViewJson = Record<string, any>
 
 /** How attachment download links are found while rendering (ids to signed URLs, computed beforehand). */
 export type DownloadUrls = ReadonlyMap<string, string>
@@ -138,15 +136,25 @@ export const MessageWire = Schema.Struct({
   bcc_recipient_emails: Schema.Array(Schema.String)
 }).annotations({ identifier: "TicketMessage" })
 
-const userRef = (user: ViewJson | null) =>
-  user === null || user === undefined
+/** The wire Ticket, as `renderTicket` gives it (JSON: instants as text). */
+export type TicketWireJson = typeof TicketWire.Encoded
+
+/** The wire Ticket message, as `renderMessage` gives it. */
+export type MessageWireJson = typeof MessageWire.Encoded
+
+type StoredUserRef = NonNullable<StoredTicketView["assignee"]>
+type StoredTicketRef = NonNullable<StoredTicketView["mergedInto"]>
+type StoredAttachment = StoredTicketView["attachments"][number]
+
+const userRef = (user: StoredUserRef | null): TicketWireJson["assignee"] =>
+  user === null
     ? null
     : { id: user.id, email: user.email, profile_picture_url: user.profilePictureUrl, name: user.name }
 
-const ticketRef = (ref: ViewJson | null) =>
-  ref === null || ref === undefined ? null : { id: ref.id, public_id: ref.publicId, subject: ref.subject }
+const ticketRef = (ref: StoredTicketRef | null): TicketWireJson["merged_into"] =>
+  ref === null ? null : { id: ref.id, public_id: ref.publicId, subject: ref.subject }
 
-const attachments = (list: ReadonlyArray<ViewJson>, urls: DownloadUrls) =>
+const attachments = (list: ReadonlyArray<StoredAttachment>, urls: DownloadUrls): TicketWireJson["attachments"] =>
   list.map((a) => ({
     id: a.id,
     name: a.name,
@@ -156,11 +164,11 @@ const attachments = (list: ReadonlyArray<ViewJson>, urls: DownloadUrls) =>
   }))
 
 /** Every attachment id a view mentions (to sign their download links before rendering). */
-export const attachmentIdsOf = (view: ViewJson): ReadonlyArray<string> =>
-  (view.attachments as ReadonlyArray<ViewJson>).map((a) => a.id as string)
+export const attachmentIdsOf = (view: StoredTicketView | StoredMessageView): ReadonlyArray<string> =>
+  view.attachments.map((a) => a.id)
 
 /** The wire Ticket of a stored ticket view. */
-export const renderTicket = (v: ViewJson, urls: DownloadUrls) => {
+export const renderTicket = (v: StoredTicketView, urls: DownloadUrls): TicketWireJson => {
   const c = v.customer
   return {
     id: v.id,
@@ -222,7 +230,7 @@ export const renderTicket = (v: ViewJson, urls: DownloadUrls) => {
 }
 
 /** The wire Ticket message of a stored message view. */
-export const renderMessage = (m: ViewJson, urls: DownloadUrls) => ({
+export const renderMessage = (m: StoredMessageView, urls: DownloadUrls): MessageWireJson => ({
   id: m.id,
   author: userRef(m.author),
   role: m.role,

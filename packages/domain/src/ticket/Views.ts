@@ -1,8 +1,9 @@
-import type { DateTime } from "effect"
+import { Schema } from "effect"
 import type { TicketEvent } from "./Events.js"
 import { evolveAll } from "./Evolve.js"
 import type { MessageState, Ticket, TicketState } from "./State.js"
-import type {
+import {
+  Actor,
   ActorRole,
   Attachment,
   Channel,
@@ -11,11 +12,14 @@ import type {
   CustomerRef,
   DeliveryStatus,
   InboxRef,
+  Instant,
+  MessageId,
   Origin,
   Priority,
   Sender,
   Sentiment,
   TagRef,
+  TicketId,
   TicketKind,
   TicketRef,
   TicketStatus,
@@ -24,85 +28,92 @@ import type {
   WaitingOn
 } from "./Values.js"
 
-/** Delivery fields as the ticket and message resources show them. */
-export interface DeliveryFields {
-  readonly deliveryStatus: DeliveryStatus | null
-  readonly sentAt: DateTime.Utc | null
-  readonly readAt: DateTime.Utc | null
-  readonly failedAt: DateTime.Utc | null
-  readonly deliveryFailureReason: string
+const deliveryFields = {
+  deliveryStatus: Schema.NullOr(DeliveryStatus),
+  sentAt: Schema.NullOr(Instant),
+  readAt: Schema.NullOr(Instant),
+  failedAt: Schema.NullOr(Instant),
+  deliveryFailureReason: Schema.String
 }
+
+/** Delivery fields as the ticket and message resources show them. */
+export interface DeliveryFields extends Schema.Struct.Type<typeof deliveryFields> {}
 
 /**
  * The spec's Ticket resource, as far as the domain owns it (camelCase; the HTTP app renders the wire
- * names and adds `download_url`s to attachments).
+ * names and adds `download_url`s to attachments). Its encoded form (instants as ISO-8601 text) is what a read
+ * model stores.
  */
-export interface TicketView extends DeliveryFields {
-  readonly id: number
-  readonly publicId: string
-  readonly organizationId: string
-  readonly subject: string
-  readonly inbox: InboxRef
-  readonly channel: Channel
-  readonly customer: CustomerRef
-  readonly assignee: UserRef | null
-  readonly kind: TicketKind
-  readonly summary: string
+export const TicketView = Schema.Struct({
+  id: TicketId,
+  publicId: Schema.String,
+  organizationId: Schema.String,
+  subject: Schema.String,
+  inbox: InboxRef,
+  channel: Channel,
+  customer: CustomerRef,
+  assignee: Schema.NullOr(UserRef),
+  kind: TicketKind,
+  summary: Schema.String,
   /** Customer-visible messages from either side (merged-in ones included); internal notes do not count. */
-  readonly customerVisibleReplyCount: number
-  readonly status: TicketStatus
-  readonly classification: Classification
-  readonly priority: Priority
-  readonly waitingOn: WaitingOn
-  readonly createdAt: DateTime.Utc
-  readonly updatedAt: DateTime.Utc
-  readonly csatResponse: CsatResponse | null
-  readonly attachments: ReadonlyArray<Attachment>
+  customerVisibleReplyCount: Schema.Int,
+  status: TicketStatus,
+  classification: Classification,
+  priority: Priority,
+  waitingOn: WaitingOn,
+  createdAt: Instant,
+  updatedAt: Instant,
+  csatResponse: Schema.NullOr(CsatResponse),
+  attachments: Schema.Array(Attachment),
   /** True when the ticket or any of its messages carries an attachment. */
-  readonly hasAttachments: boolean
-  readonly origin: Origin
-  readonly createdBy: { readonly role: ActorRole; readonly user: UserRef | null }
-  readonly externalRecipientEmails: ReadonlyArray<string>
-  readonly bccRecipientEmails: ReadonlyArray<string>
-  readonly fromEmail: string
-  readonly fromName: string
-  readonly snoozedUntil: DateTime.Utc | null
-  readonly snoozedBy: UserRef | null
-  readonly lastSnoozeEndedAt: DateTime.Utc | null
-  readonly lastUnsnoozeReason: UnsnoozeReason | null
-  readonly mergedInto: TicketRef | null
-  readonly mergedAt: DateTime.Utc | null
-  readonly mergedBy: UserRef | null
-  readonly description: string
-  readonly descriptionHtml: string
-  readonly sentimentAnalysisClass: Sentiment
-  readonly tags: ReadonlyArray<TagRef>
-  readonly language: string
-  readonly isSpam: boolean
-}
+  hasAttachments: Schema.Boolean,
+  origin: Origin,
+  createdBy: Actor,
+  externalRecipientEmails: Schema.Array(Schema.String),
+  bccRecipientEmails: Schema.Array(Schema.String),
+  fromEmail: Schema.String,
+  fromName: Schema.String,
+  snoozedUntil: Schema.NullOr(Instant),
+  snoozedBy: Schema.NullOr(UserRef),
+  lastSnoozeEndedAt: Schema.NullOr(Instant),
+  lastUnsnoozeReason: Schema.NullOr(UnsnoozeReason),
+  mergedInto: Schema.NullOr(TicketRef),
+  mergedAt: Schema.NullOr(Instant),
+  mergedBy: Schema.NullOr(UserRef),
+  description: Schema.String,
+  descriptionHtml: Schema.String,
+  sentimentAnalysisClass: Sentiment,
+  tags: Schema.Array(TagRef),
+  language: Schema.String,
+  isSpam: Schema.Boolean,
+  ...deliveryFields
+}).annotations({ identifier: "TicketView" })
+export interface TicketView extends Schema.Schema.Type<typeof TicketView> {}
 
-/** The spec's Ticket message resource. */
-export interface MessageView extends DeliveryFields {
-  readonly id: number
-  readonly ticketId: number
-  readonly author: UserRef | null
-  readonly role: ActorRole
-  readonly sender: Sender | null
-  readonly nextAssignee: UserRef | null
-  readonly nextPriority: Priority | null
-  readonly nextAction: string
-  readonly kind: string
-  readonly hasRawContent: boolean
-  readonly createdAt: DateTime.Utc
-  readonly updatedAt: DateTime.Utc
-  readonly mergedFromTicket: TicketRef | null
-  readonly attachments: ReadonlyArray<Attachment>
-  readonly content: string
-  readonly contentHtml: string
-  readonly isVisibleToCustomer: boolean
-  readonly externalRecipientEmails: ReadonlyArray<string>
-  readonly bccRecipientEmails: ReadonlyArray<string>
-}
+/** The spec's Ticket message resource (camelCase, as {@link TicketView}). */
+export const MessageView = Schema.Struct({
+  id: MessageId,
+  ticketId: TicketId,
+  author: Schema.NullOr(UserRef),
+  role: ActorRole,
+  sender: Schema.NullOr(Sender),
+  nextAssignee: Schema.NullOr(UserRef),
+  nextPriority: Schema.NullOr(Priority),
+  nextAction: Schema.String,
+  kind: Schema.String,
+  hasRawContent: Schema.Boolean,
+  createdAt: Instant,
+  updatedAt: Instant,
+  mergedFromTicket: Schema.NullOr(TicketRef),
+  attachments: Schema.Array(Attachment),
+  content: Schema.String,
+  contentHtml: Schema.String,
+  isVisibleToCustomer: Schema.Boolean,
+  externalRecipientEmails: Schema.Array(Schema.String),
+  bccRecipientEmails: Schema.Array(Schema.String),
+  ...deliveryFields
+}).annotations({ identifier: "MessageView" })
+export interface MessageView extends Schema.Schema.Type<typeof MessageView> {}
 
 /** The ticket view of a ticket state. */
 export const ticketView = (t: Ticket): TicketView => ({

@@ -23,22 +23,8 @@ import {
   type Replayer
 } from "../../EventStore/InlineProjection.js"
 import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "../../EventStore/TicketSnapshot.js"
+import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
 import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"
-
-/**
- * A value as JSON for a `view` column: instants become ISO-8601 strings, everything else keeps its shape.
- * (The domain's views are plain data apart from `DateTime.Utc`.)
- */
-export const toJsonValue = (value: unknown): unknown => {
-  if (value === null || typeof value !== "object") return value
-  if (DateTime.isDateTime(value)) return DateTime.formatIso(value)
-  if (Array.isArray(value)) return value.map(toJsonValue)
-  const json: Record<string, unknown> = {}
-  for (const [key, field] of Object.entries(value)) json[key] = toJsonValue(field)
-  return json
-}
-
-const iso = (instant: DateTime.Utc | null): string | null => (instant === null ? null : DateTime.formatIso(instant))
 
 /** The decoded events of a stream, in order, or a defect: a stored event this code cannot read is a bug. */
 const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
@@ -359,8 +345,8 @@ export const ticketReplayer = (options: { readonly streamsKept?: number } = {}):
  * each other's effects.
  *
  * Rows travel as one JSON document per table: one parameter to send and one parse on the server, where arrays
- * of JSON texts would be escaped twice and parsed twice. Views go in as they are: `DateTime`'s `toJSON` is its
- * ISO-8601 text, exactly what `toJsonValue` gives, without copying the view first.
+ * of JSON texts would be escaped twice and parsed twice. Views go in encoded by their schema (`StoredViews.ts`),
+ * and the listing columns are copied from the encoded view, so a column and its view never disagree.
  */
 const writeRows = (
   folded: ReadonlyArray<FoldedStream>
@@ -429,33 +415,39 @@ const writeRows = (
   ).pipe(Effect.asVoid)
 }
 
-const ticketJson = (r: TicketRow) => ({
-  ticket_id: r.ticketId,
-  stream_id: r.streamId,
-  organization_id: r.view.organizationId,
-  version: r.version,
-  view: r.view,
-  status: r.view.status,
-  priority: r.view.priority,
-  assignee_id: r.view.assignee?.id ?? null,
-  inbox_id: r.view.inbox.id,
-  waiting_on: r.view.waitingOn,
-  classification: r.view.classification,
-  snoozed_until: iso(r.view.snoozedUntil),
-  waiting_on_customer_since: iso(r.waitingOnCustomerSince),
-  is_spam: r.view.isSpam,
-  merged_into: r.view.mergedInto?.id ?? null,
-  created_at: iso(r.view.createdAt),
-  updated_at: iso(r.view.updatedAt)
-})
+const ticketJson = (r: TicketRow) => {
+  const view = encodeTicketView(r.view)
+  return {
+    ticket_id: r.ticketId,
+    stream_id: r.streamId,
+    organization_id: view.organizationId,
+    version: r.version,
+    view,
+    status: view.status,
+    priority: view.priority,
+    assignee_id: view.assignee?.id ?? null,
+    inbox_id: view.inbox.id,
+    waiting_on: view.waitingOn,
+    classification: view.classification,
+    snoozed_until: view.snoozedUntil,
+    waiting_on_customer_since: r.waitingOnCustomerSince === null ? null : DateTime.formatIso(r.waitingOnCustomerSince),
+    is_spam: view.isSpam,
+    merged_into: view.mergedInto?.id ?? null,
+    created_at: view.createdAt,
+    updated_at: view.updatedAt
+  }
+}
 
-const messageJson = (r: MessageRow) => ({
-  ticket_id: r.ticketId,
-  message_id: r.view.id,
-  ticket_version: r.ticketVersion,
-  view: r.view,
-  created_at: iso(r.view.createdAt)
-})
+const messageJson = (r: MessageRow) => {
+  const view = encodeMessageView(r.view)
+  return {
+    ticket_id: r.ticketId,
+    message_id: view.id,
+    ticket_version: r.ticketVersion,
+    view,
+    created_at: view.createdAt
+  }
+}
 
 /** The application's read models: the ticket projection, registered as inline. */
 export const TicketReadModelsLive = InlineProjections.layer([ticketProjection])
