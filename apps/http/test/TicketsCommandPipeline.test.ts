@@ -198,6 +198,32 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
         const stale = yield* loadForWrite(t.id)
         assert.strictEqual(stale.source, "stream")
         assert.deepStrictEqual(stale.state, (yield* fullFold(t.id)).state)
+        // The next write of this store puts a snapshot of the code's state version in its place.
+        yield* runTicketCommands({
+          ticketId: t.id,
+          plan: () =>
+            Effect.map(DateTime.now, (at) => ({
+              commands: [
+                new AddMessage({
+                  ticketId: t.id,
+                  at,
+                  actor: { role: "associate", user: null },
+                  messageId: 9_100_000 + t.id,
+                  content: "After a snapshot of another state version",
+                  contentHtml: "",
+                  isVisibleToCustomer: false,
+                  sendsEmail: false
+                })
+              ],
+              result: undefined
+            }))
+        }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)))
+        assert.deepStrictEqual(yield* snapshotOf(t.id), {
+          version: yield* streamVersion(t.id),
+          schemaVersion: TICKET_STATE_VERSION
+        })
+        yield* store.forget
+        assert.strictEqual((yield* loadForWrite(t.id)).source, "snapshot")
 
         // Without its snapshot, the same state from the events alone.
         yield* sql`DELETE FROM hd_ticket_snapshots WHERE stream_id = ${ticketStreamId(t.id)}`

@@ -1,7 +1,6 @@
 import { Either, ParseResult, Schema } from "effect"
 import type { NewEvent, RecordedEvent } from "../EventStore.js"
 import { type TicketEvent, type TicketEventType, ticketEventClasses } from "./Events.js"
-import { compileDecoder, refused } from "./FastDecode.js"
 import { upcasters } from "./Upcasters.js"
 
 /** A stored event that cannot be turned into a ticket event (unknown type or version, or bad data). */
@@ -35,32 +34,19 @@ const encoderFor = (type: TicketEventType) => {
 }
 
 /**
- * Decodes the class's fields as a plain struct and gives the result the class's prototype. That is what decoding
- * through the class does, minus running its constructor, which costs several times the decoding of the fields
- * (defaults merged again, structural-equality set-up) and is the bulk of replaying a stream. The fields are the
- * class's own schema, so what is accepted or refused is the same (EventCodec tests check the instances are equal).
- *
- * The fields are decoded by a decoder compiled from their schema (`FastDecode.ts`, several times faster: replaying
- * the log is mostly decoding), and what it refuses by Effect's decoder, which gives the error (or, should the two
- * ever disagree, the value Effect's decoder accepts).
+ * Decodes the class's fields as a plain struct, with Effect's own decoder, and gives the result the class's
+ * prototype. That is what decoding through the class does, minus running its constructor, which costs several
+ * times the decoding of the fields (defaults merged again, structural-equality set-up). The fields are the class's
+ * own schema, so what is accepted or refused is the same (EventCodec tests check the instances are equal).
  */
 const decoderFor = (type: TicketEventType) => {
   let decode = decoders.get(type)
   if (decode === undefined) {
     const eventClass = ticketEventClasses[type]
-    const fields = Schema.Struct(eventClass.fields)
-    const decodeFields = Schema.decodeUnknownEither(fields)
+    const decodeFields = Schema.decodeUnknownEither(Schema.Struct(eventClass.fields))
     const prototype = eventClass.prototype as object
-    const viaEffect = (u: unknown) =>
+    decode = (u) =>
       Either.map(decodeFields(u), (fields) => Object.assign(Object.create(prototype), fields) as TicketEvent)
-    const compiled = compileDecoder(fields.ast, () => Object.create(prototype))
-    decode =
-      compiled === undefined
-        ? viaEffect
-        : (u) => {
-            const event = compiled(u)
-            return event === refused ? viaEffect(u) : Either.right(event as TicketEvent)
-          }
     decoders.set(type, decode)
   }
   return decode
