@@ -142,8 +142,8 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       organizationId: number,
       ticketId: number,
       messageId: number
-    ): Effect.Effect<ViewJson | undefined> =>
-      sql<{ view: ViewJson }>`
+    ): Effect.Effect<StoredMessageView | undefined> =>
+      sql<{ view: StoredMessageView }>`
         SELECT m.view FROM hd_ticket_messages m
         JOIN hd_tickets t ON t.ticket_id = m.ticket_id AND t.organization_id = ${String(organizationId)}
         WHERE m.ticket_id = ${ticketId} AND m.message_id = ${messageId}`.pipe(
