@@ -14,6 +14,7 @@ import { OrganizationsApi } from "./Organizations/Api.js"
 import { PresetFiltersApi } from "./PresetFilters/Api.js"
 import { TagsApi } from "./Tags/Api.js"
 import { TicketsApi } from "./Tickets/Api.js"
+import { MembersApi, PersonalTokensApi } from "./Users/Api.js"
 
 const conventions = `Helpdesk backend API. Wire conventions (see docs/api-conventions.md):
 
@@ -90,6 +91,8 @@ export class Api extends HttpApi.make("helpdesk")
   .add(DownloadsApi)
   .add(MailTrackingApi)
   .add(CsatApi)
+  .add(MembersApi)
+  .add(PersonalTokensApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)
   .addError(Wire.NotFound)

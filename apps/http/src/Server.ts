@@ -46,6 +46,7 @@ import { ticketReadBeforeRouting } from "./Tickets/TicketReadBeforeRouting.js"
 import { TicketServicesLive } from "./Tickets/TicketServices.js"
 import { InactivityTimerLive } from "./Timers/InactivityTimer.js"
 import { SnoozeTimerLive } from "./Timers/SnoozeTimer.js"
+import { MembersLive, PersonalTokensLive } from "./Users/Http.js"
 import { Memberships } from "./Users/Memberships.js"
 import { Users } from "./Users/Users.js"
 
@@ -83,7 +84,9 @@ export const GroupsLive = Layer.mergeAll(
   AttachmentsLive,
   DownloadsLive,
   MailTrackingLive,
-  CsatLive
+  CsatLive,
+  MembersLive,
+  PersonalTokensLive
 )
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */

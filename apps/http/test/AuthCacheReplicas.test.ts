@@ -7,7 +7,7 @@ import { ServicesLive } from "../src/Server.js"
 import { Memberships } from "../src/Users/Memberships.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { replicaPool, twoReplicas } from "./support/Replicas.js"
-import { appServerLive, get, patch, type TestApp, type TestResponse } from "./support/TestApp.js"
+import { appServerLive, del, get, patch, post, type TestApp, type TestResponse } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /**
@@ -64,6 +64,29 @@ describe.runIf(usesRealPostgres)("replicas' caches of callers", () => {
         assert.isBelow(elapsed, 1_000)
         assert.isTrue((yield* on("b")(status)).listening)
       })
+    )
+
+    it.effect(
+      "a personal token revoked and a member removed over the API of one are refused by the other within 1 s",
+      () =>
+        Effect.gen(function* () {
+          const org = yield* on("a")(Fixtures.organization())
+          const member = yield* on("a")(Fixtures.member(org, "member"))
+          const issued = yield* on("a")(post(`${org.path}personal-tokens/`, { token: member.token, json: {} }))
+          assert.strictEqual(issued.status, 201, issued.text)
+          const withNew = get(org.path, { token: issued.body.token })
+          const withOld = get(org.path, { token: member.token })
+          yield* cachedOnB(withNew, 200)
+          yield* cachedOnB(withOld, 200)
+          const revoked = yield* on("a")(del(`${org.path}personal-tokens/${issued.body.id}/`, { token: member.token }))
+          assert.strictEqual(revoked.status, 204)
+          assert.strictEqual((yield* on("a")(withNew)).status, 401)
+          assert.isBelow(yield* on("b")(until(withNew, answer(401))), 1_000)
+          const removed = yield* on("a")(del(`${org.path}members/${member.userId}/`, { token: org.ownerToken }))
+          assert.strictEqual(removed.status, 204)
+          assert.strictEqual((yield* on("a")(withOld)).status, 404)
+          assert.isBelow(yield* on("b")(until(withOld, answer(404))), 1_000)
+        })
     )
 
     it.effect("a member made owner through one may change settings on the other within 1 s", () =>

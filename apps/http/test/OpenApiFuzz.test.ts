@@ -798,7 +798,10 @@ const FuzzLive = Layer.effect(
         "exception"
       ),
       csat: csat!,
-      opened: `hd_open_${"A".repeat(43)}`
+      opened: `hd_open_${"A".repeat(43)}`,
+      // A member and a personal token of the owner's to spare: the fuzzed token itself stays valid.
+      user_id: created(yield* post(at("members/"), { token, json: { email: "agent@example.com" } }), "member"),
+      token_id: created(yield* post(at("personal-tokens/"), { token, json: { name: "spare" } }), "personal token")
     }
     byParameter.message_id = created(
       yield* post(at(`tickets/${byParameter.ticket_id}/messages/`), {

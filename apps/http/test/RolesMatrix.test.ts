@@ -78,7 +78,16 @@ const OPERATIONS: Record<string, Action | ReadonlyArray<Action>> = {
   "GET /organizations/{organization_id}/custom-preset-filters/{filter_id}/": "preset_filters.read",
   // The fixture filter is organization-shared.
   "PATCH /organizations/{organization_id}/custom-preset-filters/{filter_id}/": "preset_filters.write_shared",
-  "DELETE /organizations/{organization_id}/custom-preset-filters/{filter_id}/": "preset_filters.write_shared"
+  "DELETE /organizations/{organization_id}/custom-preset-filters/{filter_id}/": "preset_filters.write_shared",
+  "GET /organizations/{organization_id}/members/": "members.read",
+  "POST /organizations/{organization_id}/members/": "members.write",
+  "GET /organizations/{organization_id}/members/{user_id}/": "members.read",
+  "PATCH /organizations/{organization_id}/members/{user_id}/": "members.write",
+  "DELETE /organizations/{organization_id}/members/{user_id}/": "members.write",
+  "GET /organizations/{organization_id}/personal-tokens/": "personal_tokens.manage",
+  "POST /organizations/{organization_id}/personal-tokens/": "personal_tokens.manage",
+  "GET /organizations/{organization_id}/personal-tokens/{token_id}/": "personal_tokens.manage",
+  "DELETE /organizations/{organization_id}/personal-tokens/{token_id}/": "personal_tokens.manage"
 }
 
 const expectAllowed = (needs: Action | ReadonlyArray<Action>, role: Role) =>
@@ -109,15 +118,38 @@ describe("the roles table", () => {
     assert.include(docs, renderTable(), `paste this table into docs/api-conventions.md:\n\n${renderTable()}\n`)
   })
 
-  it("members read everything, write nothing but their personal filters, and upload only where they attach", () => {
+  it("members read everything and work tickets and customers; configuration and people are for owners and admins", () => {
     for (const action of ACTIONS) {
       if (action.endsWith(".read")) assert.isTrue(allows(action, "member"), action)
     }
     assert.deepStrictEqual(
       ACTIONS.filter((action) => !action.endsWith(".read") && allows(action, "member")),
-      ["preset_filters.write_personal"]
+      [
+        "tickets.write",
+        "attachments.upload",
+        "customers.write",
+        "companies.write",
+        "preset_filters.write_personal",
+        "personal_tokens.manage"
+      ]
     )
+    for (const action of [
+      "organization.settings",
+      "inboxes.write",
+      "tags.write",
+      "business_hours.write",
+      "help_center.write",
+      "preset_filters.write_shared",
+      "members.write",
+      "members.owners"
+    ] as const) {
+      assert.isFalse(allows(action, "member"), action)
+      assert.isTrue(allows(action, "owner") && (action === "members.owners" || allows(action, "admin")), action)
+    }
     for (const role of ROLES) assert.strictEqual(allows("attachments.upload", role), allows("tickets.write", role))
+    // Integration tokens keep what they had, and have no people's rights.
+    for (const action of ["members.write", "members.owners", "personal_tokens.manage"] as const)
+      assert.isFalse(allows(action, "token"), action)
   })
 })
 
@@ -131,8 +163,11 @@ const created = (response: { readonly status: number; readonly text: string; rea
 
 let sets = 0
 
-/** One of everything an operation's path can name, created by the owner (a fresh set per caller). */
-const resources = (org: Fixtures.OrgFixture) =>
+/**
+ * One of everything an operation's path can name, created by the owner (a fresh set per caller); the personal
+ * token is the caller's own (another person's is 404 to them), a spare one so revoking it keeps the caller's.
+ */
+const resources = (org: Fixtures.OrgFixture, caller: string = org.ownerToken) =>
   Effect.gen(function* () {
     const set = ++sets
     const token = org.ownerToken
@@ -160,7 +195,12 @@ const resources = (org: Fixtures.OrgFixture) =>
         title: `Reset ${set}`,
         body: "Step 1"
       }),
-      filter_id: yield* make("custom-preset-filters/", { name: `Shared ${set}`, visibility: "organization" })
+      filter_id: yield* make("custom-preset-filters/", { name: `Shared ${set}`, visibility: "organization" }),
+      user_id: yield* make("members/", { email: Fixtures.uniqueEmail("agent"), role: "member" }),
+      token_id: yield* Effect.map(
+        post(`${org.path}personal-tokens/`, { token: caller, json: { name: `spare ${set}` } }),
+        (response) => (response.status === 201 ? String(response.body.id) : "1")
+      )
     } satisfies Ids
   })
 
@@ -226,7 +266,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "300 seconds" })("roles
 
       const mismatches: Array<string> = []
       for (const role of ROLES) {
-        const ids = yield* resources(org)
+        const ids = yield* resources(org, callers[role])
         for (const operation of served) {
           const [method, template] = operation.split(" ") as [string, string]
           const needs = OPERATIONS[operation]!

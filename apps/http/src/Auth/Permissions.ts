@@ -3,14 +3,17 @@ import type { Role } from "./CurrentCaller.js"
 /** Every role in the organization: its people, whatever their role, and its integration tokens. */
 const EVERYONE = ["owner", "admin", "member", "token"] as const satisfies ReadonlyArray<Role>
 
-/** The roles that change the organization's data and configuration. */
+/** The roles that change the organization's configuration (settings, inboxes, business hours, …). */
 const MANAGERS = ["owner", "admin", "token"] as const satisfies ReadonlyArray<Role>
 
 /**
- * Who works tickets: writes on tickets and the uploads they attach always go together (an upload nobody may
- * attach is only stored bytes). Letting members work tickets is this one line.
+ * Who works tickets and the customers they come from: every role, members (the agents) included (decision 0412).
+ * Writes on tickets and the uploads they attach always go together (an upload nobody may attach is only bytes).
  */
-const TICKET_WORKERS: ReadonlyArray<Role> = MANAGERS
+const TICKET_WORKERS: ReadonlyArray<Role> = EVERYONE
+
+/** The people of the organization: personal filters and personal tokens are theirs; integration tokens have none. */
+const PEOPLE = ["owner", "admin", "member"] as const satisfies ReadonlyArray<Role>
 
 /** One row of the roles table. */
 export interface Permission {
@@ -52,12 +55,12 @@ export const PERMISSIONS = {
       "`POST pending-attachments/`, `POST tickets/{id}/attachments/` (as `tickets.write`: uploads are attached)"
   },
   "customers.read": { roles: EVERYONE, endpoints: "`GET customers/`, `GET customers/{id}/`" },
-  "customers.write": { roles: MANAGERS, endpoints: "`POST customers/`, `PATCH customers/{id}/`" },
+  "customers.write": { roles: TICKET_WORKERS, endpoints: "`POST customers/`, `PATCH customers/{id}/`" },
   "companies.read": {
     roles: EVERYONE,
     endpoints: "`GET companies/`, `GET companies/{id}/`, `GET companies/{id}/suggested-members/`"
   },
-  "companies.write": { roles: MANAGERS, endpoints: "`POST companies/`, `PATCH companies/{id}/`" },
+  "companies.write": { roles: TICKET_WORKERS, endpoints: "`POST companies/`, `PATCH companies/{id}/`" },
   "inboxes.read": { roles: EVERYONE, endpoints: "`GET inboxes/`, `GET inboxes/{id}/`" },
   "inboxes.write": { roles: MANAGERS, endpoints: "`POST inboxes/`, `PATCH inboxes/{id}/`" },
   "tags.read": { roles: EVERYONE, endpoints: "`GET tags/`, `GET tags/{id}/`" },
@@ -83,7 +86,7 @@ export const PERMISSIONS = {
     endpoints: "`GET custom-preset-filters/` (and `{id}/`): shared filters and the caller's own personal ones"
   },
   "preset_filters.write_personal": {
-    roles: ["owner", "admin", "member"],
+    roles: PEOPLE,
     endpoints:
       "`POST`, `PATCH`, `DELETE` on `custom-preset-filters/` for one's own personal filters (tokens have none: `400` on `visibility`)",
     denied: "create or change personal filters"
@@ -92,6 +95,22 @@ export const PERMISSIONS = {
     roles: MANAGERS,
     endpoints: "`POST`, `PATCH`, `DELETE` on `custom-preset-filters/` for organization-shared filters",
     denied: "create or change organization-shared filters"
+  },
+  "members.read": { roles: EVERYONE, endpoints: "`GET members/`, `GET members/{user_id}/`" },
+  "members.write": {
+    roles: ["owner", "admin"],
+    endpoints: "`POST members/`, `PATCH` and `DELETE members/{user_id}/` (never the last owner: `409`)",
+    denied: "add, change or remove members"
+  },
+  "members.owners": {
+    roles: ["owner"],
+    endpoints: "as `members.write`, when the member is or becomes an owner",
+    denied: "make, change or remove owners"
+  },
+  "personal_tokens.manage": {
+    roles: PEOPLE,
+    endpoints: "`GET`, `POST personal-tokens/`, `GET` and `DELETE personal-tokens/{token_id}/`: the caller's own",
+    denied: "have personal tokens"
   }
 } as const satisfies Record<string, Permission>
 

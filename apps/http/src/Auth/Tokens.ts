@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import * as Ordering from "../Http/Ordering.js"
 import { AuthCache } from "./AuthCache.js"
 import type { Caller } from "./CurrentCaller.js"
 import * as TokenSecret from "./TokenSecret.js"
@@ -77,6 +78,12 @@ export const callerOfRow = (row: StoredTokenCheck | undefined, digest: Uint8Arra
   )
 }
 
+/** Orderings of a person's token list. */
+export const PersonalTokenOrdering = Ordering.make({
+  columns: { id: "id", name: "name", created_at: "created_at" },
+  defaults: ["-created_at"]
+})
+
 /**
  * Issues, authenticates and revokes API tokens. Authenticated callers are kept in the {@link AuthCache}; a
  * revocation reaches this process at once and every other within a second (decision 0658).
@@ -123,27 +130,72 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
         )
       }).pipe(Effect.orDie)
 
+    // Revokes the rows a condition names and forgets them here; other processes hear the table's trigger.
+    const revokeWhere = (where: ReturnType<typeof sql.and>) =>
+      sql<TokenRow>`
+        UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE ${where} RETURNING *`.pipe(
+        Effect.tap((rows) =>
+          Effect.forEach(rows, (row) =>
+            cache.invalidate({ _tag: "Token", hashHex: Buffer.from(row.tokenHash).toString("hex") })
+          )
+        )
+      )
+
     /** Revokes a token given its plain value or its numeric id; revoking twice is harmless. */
     const revoke = (reference: string): Effect.Effect<TokenRecord, TokenNotFound> =>
       Effect.gen(function* () {
         const trimmed = reference.trim()
         const rows = TokenSecret.isWellFormed(trimmed)
-          ? yield* sql<TokenRow>`
-              UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now())
-              WHERE token_hash = ${TokenSecret.hash(trimmed)} RETURNING *`
+          ? yield* revokeWhere(sql.and([sql`token_hash = ${TokenSecret.hash(trimmed)}`]))
           : /^\d{1,15}$/.test(trimmed)
-            ? yield* sql<TokenRow>`
-                UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now())
-                WHERE id = ${Number(trimmed)} RETURNING *`
+            ? yield* revokeWhere(sql.and([sql`id = ${Number(trimmed)}`]))
             : []
         const row = rows[0]
         if (row === undefined)
           return yield* new TokenNotFound({ reference: TokenSecret.isWellFormed(trimmed) ? "that token" : trimmed })
-        // Other processes hear it from the table's trigger once committed.
-        yield* cache.invalidate({ _tag: "Token", hashHex: Buffer.from(row.tokenHash).toString("hex") })
         return toRecord(row)
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    return { issuePersonal, issueIntegration, authenticate, revoke } as const
+    const personal = (userId: number) => sql`kind = 'personal' AND user_id = ${userId}`
+
+    /** One of the user's personal tokens (revoked ones too), or undefined. */
+    const findPersonal = (userId: number, id: number): Effect.Effect<TokenRecord | undefined> =>
+      sql<TokenRow>`SELECT * FROM api_tokens WHERE ${personal(userId)} AND id = ${id}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toRecord(rows[0]))),
+        Effect.orDie
+      )
+
+    /** Revokes one of the user's own personal tokens (another's is unknown to them); revoking twice is harmless. */
+    const revokePersonal = (userId: number, id: number): Effect.Effect<TokenRecord, TokenNotFound> =>
+      revokeWhere(sql.and([personal(userId), sql`id = ${id}`])).pipe(
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.flatMap((rows) =>
+          rows[0] === undefined ? new TokenNotFound({ reference: String(id) }) : Effect.succeed(toRecord(rows[0]))
+        )
+      )
+
+    /** The user's personal tokens (revoked ones too, never their secrets), one page in the requested order. */
+    const listPersonal = (userId: number, ordering: Ordering.Ordering<string>) => ({
+      count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM api_tokens WHERE ${personal(userId)}`.pipe(
+        Effect.map((rows) => Number(rows[0]!.count)),
+        Effect.orDie
+      ),
+      fetch: (window: { readonly limit: number; readonly offset: number }) =>
+        sql<TokenRow>`SELECT * FROM api_tokens WHERE ${personal(userId)}
+          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+          Effect.map((rows) => rows.map(toRecord)),
+          Effect.orDie
+        )
+    })
+
+    return {
+      issuePersonal,
+      issueIntegration,
+      authenticate,
+      revoke,
+      findPersonal,
+      revokePersonal,
+      listPersonal
+    } as const
   })
 }) {}

@@ -33,7 +33,9 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Attachments: "Uploads for a new ticket (pending until a ticket claims them) or for a reply on a ticket.",
   Downloads: "Signed, expiring links to an attachment's file; the link is its own credential.",
   "Mail tracking": "The read-receipt pixel of outgoing mail; the link is its own credential.",
-  "CSAT surveys": "Customer-satisfaction surveys mailed when a ticket closes, read and answered through their link."
+  "CSAT surveys": "Customer-satisfaction surveys mailed when a ticket closes, read and answered through their link.",
+  Members: "The people of an organization (the ids `assignee_id` takes) and their roles: add, change, remove.",
+  "Personal tokens": "The calling person's own API tokens: create (the secret shown once), list, revoke."
 }
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, required: true, schema })

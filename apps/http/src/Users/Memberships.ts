@@ -2,21 +2,58 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { AuthCache } from "../Auth/AuthCache.js"
 import type { MemberRole } from "../Auth/CurrentCaller.js"
+import * as Ordering from "../Http/Ordering.js"
+import { containsPattern } from "../Search/SearchText.js"
+import { AlreadyMember, LastOwner, MemberNotFound } from "./MembershipErrors.js"
 
-/** Who belongs to which organization, with which role. */
+/** A member of an organization: the person and their role in it. */
+export interface Member {
+  readonly id: number
+  readonly email: string
+  readonly name: string
+  readonly profilePictureUrl: string
+  readonly role: MemberRole
+  readonly joinedAt: Date
+}
+
+interface MemberRow {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+  readonly profilePictureUrl: string
+  readonly role: MemberRole
+  readonly joinedAt: Date
+}
+
+const toMember = (row: MemberRow): Member => ({ ...row, id: Number(row.id) })
+
+/** Orderings of the member list. */
+export const MemberOrdering = Ordering.make({
+  columns: { id: "u.id", email: "u.email", name: "lower(u.name)", role: "m.role", joined_at: "m.created_at" },
+  defaults: ["email"],
+  tieBreaker: "u.id"
+})
+
+/**
+ * Who belongs to which organization, with which role. Every change forgets the person's cached memberships in
+ * this process at once (other processes hear the table's trigger, decision 0658); an organization always keeps
+ * an owner (decision 0413).
+ */
 export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/Memberships", {
   dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const cache = yield* AuthCache
 
-    /** Adds the user to the organization, or changes their role when already a member. */
+    // After the write committed: a lookup made before it may not keep what it read (AuthCache's generation).
+    const forget = (userId: number) => cache.invalidate({ _tag: "User", userId })
+
+    /** Adds the user to the organization, or changes their role when already a member (the CLI's `user add`). */
     const put = (organizationId: number, userId: number, role: MemberRole) =>
       sql`
         INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
         ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`.pipe(
-        // A role changed here applies to this process's next request (others hear the table's trigger).
-        Effect.zipRight(cache.invalidate({ _tag: "User", userId })),
+        Effect.zipRight(forget(userId)),
         Effect.asVoid,
         Effect.orDie
       )
@@ -29,6 +66,108 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/M
         Effect.orDie
       )
 
-    return { put, roleOf } as const
+    const select = sql`SELECT u.id, u.email, u.name, u.profile_picture_url, m.role, m.created_at AS joined_at
+      FROM memberships m JOIN users u ON u.id = m.user_id`
+
+    /** The member with this user id, or undefined. */
+    const find = (organizationId: number, userId: number): Effect.Effect<Member | undefined> =>
+      sql<MemberRow>`${select} WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toMember(rows[0]))),
+        Effect.orDie,
+        Effect.withSpan("Memberships.find")
+      )
+
+    /** Adds a user who is not yet a member. */
+    const add = (organizationId: number, userId: number, role: MemberRole): Effect.Effect<Member, AlreadyMember> =>
+      Effect.gen(function* () {
+        const rows = yield* sql`
+          INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
+          ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`
+        if (rows.length === 0) {
+          const existing = yield* roleOf(organizationId, userId)
+          return yield* new AlreadyMember({ userId, role: existing ?? role })
+        }
+        return (yield* find(organizationId, userId))!
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Memberships.add"))
+
+    // Serialises the changes to one organization's owners, so two demotions cannot each leave the other owner.
+    const lockOwners = (organizationId: number) =>
+      sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`
+
+    const ownerCount = (organizationId: number) =>
+      sql<{ readonly count: string }>`
+        SELECT count(*) AS count FROM memberships WHERE organization_id = ${organizationId} AND role = 'owner'`.pipe(
+        Effect.map((rows) => Number(rows[0]!.count))
+      )
+
+    /** Changes a member's role; the last owner stays owner. */
+    const changeRole = (
+      organizationId: number,
+      userId: number,
+      role: MemberRole
+    ): Effect.Effect<Member, MemberNotFound | LastOwner> =>
+      Effect.gen(function* () {
+        yield* lockOwners(organizationId)
+        const current = yield* roleOf(organizationId, userId)
+        if (current === undefined) return yield* new MemberNotFound({ userId })
+        if (current === "owner" && role !== "owner" && (yield* ownerCount(organizationId)) <= 1)
+          return yield* new LastOwner({ userId, change: "demote" })
+        if (current !== role)
+          yield* sql`UPDATE memberships SET role = ${role}
+            WHERE organization_id = ${organizationId} AND user_id = ${userId}`
+      }).pipe(
+        sql.withTransaction,
+        Effect.tap(() => forget(userId)),
+        Effect.zipRight(Effect.suspend(() => find(organizationId, userId))),
+        Effect.map((member) => member!),
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("Memberships.changeRole")
+      )
+
+    /** Removes a member (their user and personal tokens stay: they may belong elsewhere); never the last owner. */
+    const remove = (organizationId: number, userId: number): Effect.Effect<void, MemberNotFound | LastOwner> =>
+      Effect.gen(function* () {
+        yield* lockOwners(organizationId)
+        const current = yield* roleOf(organizationId, userId)
+        if (current === undefined) return yield* new MemberNotFound({ userId })
+        if (current === "owner" && (yield* ownerCount(organizationId)) <= 1)
+          return yield* new LastOwner({ userId, change: "remove" })
+        yield* sql`DELETE FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`
+      }).pipe(
+        sql.withTransaction,
+        Effect.tap(() => forget(userId)),
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("Memberships.remove")
+      )
+
+    /** The organization's members whose name or e-mail contains every search term, one page in order. */
+    const list = (
+      organizationId: number,
+      options: { readonly search: string; readonly ordering: Ordering.Ordering<string> }
+    ) => {
+      const where = sql.and([
+        sql`m.organization_id = ${organizationId}`,
+        ...options.search
+          .toLowerCase()
+          .split(/\s+/)
+          .filter((term) => term !== "")
+          .map((term) => sql`(u.email LIKE ${containsPattern(term)} OR lower(u.name) LIKE ${containsPattern(term)})`)
+      ])
+      return {
+        count: sql<{ readonly count: string }>`SELECT count(*) AS count
+          FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${where}`.pipe(
+          Effect.map((rows) => Number(rows[0]!.count)),
+          Effect.orDie
+        ),
+        fetch: (window: { readonly limit: number; readonly offset: number }) =>
+          sql<MemberRow>`${select} WHERE ${where}
+            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+            Effect.map((rows) => rows.map(toMember)),
+            Effect.orDie
+          )
+      }
+    }
+
+    return { put, roleOf, find, add, changeRole, remove, list } as const
   })
 }) {}
