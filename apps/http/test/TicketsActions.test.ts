@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
+import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 import {
@@ -164,7 +165,20 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
     Effect.gen(function* () {
       const org = yield* organization
       const { baseUrl } = yield* TestApp
-      const source = yield* ticket(org, { subject: "Duplicate" })
+      const photo = yield* Effect.flatMap(PendingAttachments, (attachments) =>
+        attachments.upload({
+          organizationId: org.organization.id,
+          caller: { _tag: "Person", userId: org.ownerId, tokenId: 0 },
+          fileName: "photo.txt",
+          contentType: "text/plain",
+          content: Stream.make(new TextEncoder().encode("the opening request's file"))
+        })
+      ).pipe(Effect.orDie)
+      const source = yield* ticket(org, {
+        subject: "Duplicate",
+        description_html: `<p>${ENGLISH}</p>`,
+        attachment_ids: [photo.id]
+      })
       const target = yield* ticket(org, { subject: "Original" })
       const carried = (yield* postMessage(org, source.id, { content: "On the duplicate" })).body
       const merged = yield* post(ticketPath(org, source.id, "merge/"), {
@@ -181,14 +195,34 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
       assert.isString(merged.body.merged_at)
       assert.deepStrictEqual((yield* readTicket(org, source.id)).body, merged.body)
 
+      // The source's opening request comes first (its time is the source's creation), then its messages.
       const moved = yield* get(ticketPath(org, target.id, "messages/"), { token: org.ownerToken })
-      assert.strictEqual(moved.body.count, 1)
-      assert.strictEqual(moved.body.results[0].id, carried.id)
-      assert.deepStrictEqual(moved.body.results[0].merged_from_ticket, {
-        id: source.id,
-        public_id: source.public_id,
-        subject: "Duplicate"
-      })
+      assert.strictEqual(moved.body.count, 2)
+      const [opening, movedReply] = moved.body.results
+      const fromSource = { id: source.id, public_id: source.public_id, subject: "Duplicate" }
+      assert.strictEqual(movedReply.id, carried.id)
+      assert.deepStrictEqual(movedReply.merged_from_ticket, fromSource)
+      assert.notStrictEqual(opening.id, carried.id)
+      assert.deepStrictEqual(opening.merged_from_ticket, fromSource)
+      assert.strictEqual(opening.content, ENGLISH)
+      assert.strictEqual(opening.content_html, `<p>${ENGLISH}</p>`)
+      assert.strictEqual(opening.created_at, source.created_at)
+      assert.strictEqual(opening.role, "associate")
+      assert.strictEqual(opening.author.id, org.ownerId)
+      assert.isTrue(opening.is_visible_to_customer)
+      assert.isNull(opening.delivery_status)
+      assert.deepStrictEqual(
+        opening.attachments.map((a: { id: string; name: string }) => [a.id, a.name]),
+        [[photo.id, "photo.txt"]]
+      )
+      const file = yield* Effect.promise(() => fetch(opening.attachments[0].download_url).then((r) => r.text()))
+      assert.strictEqual(file, "the opening request's file")
+      const survivorView = (yield* readTicket(org, target.id)).body
+      assert.isTrue(survivorView.has_attachments)
+      assert.strictEqual(
+        (yield* get(ticketPath(org, target.id, `messages/${opening.id}/`), { token: org.ownerToken })).status,
+        200
+      )
 
       for (const write of [
         postMessage(org, source.id, { content: "late" }),
@@ -207,7 +241,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
         `${baseUrl}${ticketPath(org, target.id, `messages/${reply.body.id}/`)}`
       )
       const survivor = yield* get(ticketPath(org, target.id, "messages/"), { token: org.ownerToken })
-      assert.strictEqual(survivor.body.count, 2)
+      assert.strictEqual(survivor.body.count, 3)
 
       // Not listed any more.
       const list = yield* get(org.tickets, { token: org.ownerToken })

@@ -153,8 +153,9 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
       .annotate(OpenApi.Summary, "Merge this ticket into another")
       .annotate(
         OpenApi.Description,
-        "This ticket's messages move to `into` (with `merged_from_ticket`); this ticket answers reads with " +
-          "`merged_into` and refuses writes. Answers this (merged-away) ticket."
+        "This ticket's opening request (description and attachments, as a message written when and by whom the " +
+          "ticket was opened) and its messages move to `into` (with `merged_from_ticket`); this ticket answers reads " +
+          "with `merged_into` and refuses writes. Answers this (merged-away) ticket."
       )
   )
   .add(

@@ -2,6 +2,7 @@ import { MergeTickets, runTicketMerge, TicketStore } from "@helpdesk/domain"
 import { DateTime, Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { TicketInputRefused } from "./TicketErrors.js"
+import { TicketIds } from "./TicketIds.js"
 import { asTicket, conflictAsError, inOrganization, TicketPipeline } from "./TicketPipeline.js"
 
 /** Use case: merging a ticket into another of its organization (`runTicketMerge`: both streams in one append). */
@@ -9,6 +10,7 @@ export class TicketMerging extends Effect.Service<TicketMerging>()("@helpdesk/ht
   effect: Effect.gen(function* () {
     const ticketStore = yield* TicketStore
     const { actorFor } = yield* TicketPipeline
+    const { nextMessageId } = yield* TicketIds
 
     /**
      * Merges the ticket into `targetId` (the survivor) of the same organization: both streams in one append, the
@@ -19,7 +21,14 @@ export class TicketMerging extends Effect.Service<TicketMerging>()("@helpdesk/ht
         const at = yield* DateTime.now
         const actor = yield* actorFor(caller, "associate")
         const merged = yield* runTicketMerge({
-          command: new MergeTickets({ sourceTicketId: sourceId, targetTicketId: targetId, at, actor }),
+          // The source's opening request becomes a message on the survivor, with an id of its own (decision 0660).
+          command: new MergeTickets({
+            sourceTicketId: sourceId,
+            targetTicketId: targetId,
+            at,
+            actor,
+            openingMessageId: yield* nextMessageId
+          }),
           check: (source, target) =>
             Effect.zipRight(
               inOrganization(organizationId, sourceId, source.state),
@@ -37,5 +46,5 @@ export class TicketMerging extends Effect.Service<TicketMerging>()("@helpdesk/ht
 
     return { merge } as const
   }),
-  dependencies: [TicketPipeline.Default]
+  dependencies: [TicketPipeline.Default, TicketIds.Default]
 }) {}

@@ -214,10 +214,15 @@ export const TicketCommand = Schema.Union(
 )
 export type TicketCommand = typeof TicketCommand.Type
 
-/** Merge the source ticket into the target (survivor). Decided over both tickets' states. */
+/**
+ * Merge the source ticket into the target (survivor). Decided over both tickets' states. `openingMessageId` (allocated
+ * by the app like any message id) is the id the source's opening request (description and ticket attachments) takes
+ * as a message on the survivor; `null`: the opening request is not carried.
+ */
 export class MergeTickets extends Schema.TaggedClass<MergeTickets>()("MergeTickets", {
   sourceTicketId: TicketId,
   targetTicketId: TicketId,
   at: Instant,
-  actor: Actor
+  actor: Actor,
+  openingMessageId: Schema.optionalWith(Schema.NullOr(MessageId), { default: () => null })
 }) {}

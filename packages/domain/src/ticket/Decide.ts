@@ -46,6 +46,7 @@ import {
   TicketNotSnoozed
 } from "./Errors.js"
 import {
+  type CarriedMessage,
   CreateEmailDeliveryReported,
   MessageAdded,
   MessageDeliveryReported,
@@ -328,6 +329,41 @@ export interface MergeDecision {
 const refOf = (t: Ticket): TicketRef => ({ id: t.id, publicId: t.publicId, subject: t.subject })
 
 /**
+ * The source's opening request (its description and ticket-level attachments) as a message carried to the survivor,
+ * written when and by whom the ticket was opened; `null` when there is nothing to carry (an audio ticket still
+ * waiting for its transcript, without attachments). Its create-email's delivery stays on the source: the survivor
+ * tracks no mail for it.
+ */
+const openingRequest = (source: Ticket, id: number, from: TicketRef): CarriedMessage | null => {
+  if (source.description.trim() === "" && source.descriptionHtml === "" && source.attachments.length === 0) return null
+  const byCustomer = source.createdBy.role === "customer"
+  return {
+    id,
+    author: source.createdBy.user,
+    role: source.createdBy.role,
+    sender:
+      byCustomer && source.fromEmail !== ""
+        ? { email: source.fromEmail, name: source.fromName, userId: null, profilePicture: "" }
+        : null,
+    content: source.description,
+    contentHtml: source.descriptionHtml,
+    kind: source.kind,
+    hasRawContent: false,
+    isVisibleToCustomer: true,
+    externalRecipientEmails: source.externalRecipientEmails,
+    bccRecipientEmails: source.bccRecipientEmails,
+    nextAssignee: null,
+    nextPriority: null,
+    nextAction: "",
+    attachments: source.attachments,
+    sendsEmail: false,
+    createdAt: source.createdAt,
+    delivery: null,
+    mergedFromTicket: from
+  }
+}
+
+/**
  * Decides a merge over both tickets' states. The app appends `source` and `target` in one
  * multi-stream append (closing the source stream), so either both sides happen or neither.
  */
@@ -352,10 +388,15 @@ export const decideMerge = (
   }
   const base = { at: command.at, by: command.actor }
   const from = refOf(source)
-  const messages = source.messages.map(({ updatedAt: _, mergedFromTicket, ...m }) => ({
+  const carried: Array<CarriedMessage> = source.messages.map(({ updatedAt: _, mergedFromTicket, ...m }) => ({
     ...m,
     mergedFromTicket: mergedFromTicket ?? from
   }))
+  const opening = command.openingMessageId === null ? null : openingRequest(source, command.openingMessageId, from)
+  if (opening !== null && [...target.messages, ...carried].some((m) => m.id === opening.id)) {
+    return Either.left(new DuplicateMessageId({ ticketId: target.id, messageId: opening.id }))
+  }
+  const messages = opening === null ? carried : [opening, ...carried]
   return Either.right({
     source: [new TicketMergedInto({ ...base, into: refOf(target) })],
     target: [new TicketMergedFrom({ ...base, from, messages })]

@@ -298,3 +298,4 @@ export type MergeError =
   | CannotMergeAcrossOrganizations
   | CannotMergeIntoMergedTicket
   | TicketAlreadyMerged
+  | DuplicateMessageId

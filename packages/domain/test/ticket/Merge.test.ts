@@ -136,6 +136,78 @@ describe("merge refusals", () => {
   })
 })
 
+describe("the source's opening request travels to the survivor", () => {
+  const attachment = {
+    id: "6f1c2a52-0d2b-4a57-9d7e-2f1f7c8f3a10",
+    name: "photo.jpg",
+    size: 10,
+    contentType: "image/jpeg"
+  }
+  const withAttachment = ticketCreated({ ticketId: 1, publicId: "T-1", subject: "Printer", attachments: [attachment] })
+  const carrying = (openingMessageId: number) =>
+    new MergeTickets({ sourceTicketId: 1, targetTicketId: 2, at: minute(30), actor: associate, openingMessageId })
+
+  it("as a message marked merged_from_ticket: description, HTML, attachments, the opener, the opening time", () => {
+    const result = decideMerge(carrying(99), fold([withAttachment, sourceReply]), fold(target))
+    if (Either.isLeft(result)) throw new Error(result.left._tag)
+    const views = projectMessageViews([...target, ...result.right.target])
+    expect(views.map((m) => m.id)).toEqual([99, 10])
+    const opening = views[0]!
+    expect(opening).toMatchObject({
+      ticketId: 2,
+      role: "customer",
+      author: withAttachment.by.user,
+      sender: { email: "carol@customer.test", name: "Carol", userId: null, profilePicture: "" },
+      content: "It is on fire.",
+      contentHtml: "<p>It is on fire.</p>",
+      attachments: [attachment],
+      isVisibleToCustomer: true,
+      externalRecipientEmails: ["cc@customer.test"],
+      createdAt: minute(0),
+      mergedFromTicket: { id: 1, publicId: "T-1", subject: "Printer" },
+      deliveryStatus: null
+    })
+    const survivor = ticketAfter(...target, ...result.right.target)
+    expect(survivor.hasMessageAttachments).toBe(true)
+    expect(survivor.customerVisibleReplyCount).toBe(2)
+  })
+
+  it("an associate's ticket: no sender, the associate as author; chains keep every opening request", () => {
+    const byAssociate = ticketCreated({ ticketId: 1, publicId: "T-1", actor: associate, sendsCreateEmail: true })
+    const first = decideMerge(carrying(99), fold([byAssociate]), fold(target))
+    if (Either.isLeft(first)) throw new Error(first.left._tag)
+    const survivor = [...target, ...first.right.target]
+    const opening = projectMessageViews(survivor)[0]!
+    expect(opening).toMatchObject({ id: 99, role: "associate", author: alice, sender: null, deliveryStatus: null })
+    const third = ticketCreated({ ticketId: 3, publicId: "T-3", subject: "Third" })
+    const second = decideMerge(
+      new MergeTickets({
+        sourceTicketId: 2,
+        targetTicketId: 3,
+        at: minute(40),
+        actor: associate,
+        openingMessageId: 100
+      }),
+      fold(survivor),
+      fold([third])
+    )
+    if (Either.isLeft(second)) throw new Error(second.left._tag)
+    const views = projectMessageViews([third, ...second.right.target])
+    expect(views.map((m) => [m.id, m.mergedFromTicket?.id])).toEqual([
+      [100, 2],
+      [99, 1]
+    ])
+  })
+
+  it("nothing to carry (a pending audio ticket without files), and an id already taken is refused", () => {
+    const audio = ticketCreated({ ticketId: 1, publicId: "T-1", kind: "audio", description: "", descriptionHtml: "" })
+    const result = decideMerge(carrying(99), fold([audio]), fold(target))
+    if (Either.isLeft(result)) throw new Error(result.left._tag)
+    expect(projectMessageViews([...target, ...result.right.target])).toEqual([])
+    expect(refusal(source, target, carrying(10))._tag).toBe("DuplicateMessageId")
+  })
+})
+
 describe("a merged-away ticket refuses further writes", () => {
   const away = new TicketMergedInto({ at: minute(30), by: associate, into: { id: 2, publicId: "T-2", subject: "" } })
 
