@@ -24,7 +24,7 @@ export interface StoredBlob {
 export const HEAD_LENGTH = 1024
 
 /** Where uploaded files live. Keys are opaque ids chosen by the service, never user-supplied names. */
-export class BlobStore extends Context.Tag("@helpdesk/http/BlobStore")<
+export class BlobStore extends Context.Tag("@helpdesk/http/Attachments/BlobStore")<
   BlobStore,
   {
     /** Streams `content` into the store, failing with {@link BlobTooLarge} as soon as it passes `maxBytes`. */

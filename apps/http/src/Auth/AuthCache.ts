@@ -70,7 +70,7 @@ const dependsOn = (caller: Caller) =>
  * listener starts with the first lookup; while it is not connected, entries live {@link DEAF_TTL_MS}; when it
  * connects or loses its connection, everything is forgotten (changes may have been missed).
  */
-export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/AuthCache", {
+export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/Auth/AuthCache", {
   scoped: Effect.gen(function* () {
     const capacity = yield* Config.integer("AUTH_CACHE_SIZE").pipe(Config.withDefault(10_000))
     const { pool, namedStatements } = yield* PgPool

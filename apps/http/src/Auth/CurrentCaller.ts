@@ -15,4 +15,4 @@ export type Caller =
   | { readonly _tag: "Integration"; readonly organizationId: number; readonly tokenId: number }
 
 /** The authenticated caller of the current request, provided by the `ServiceAuth` middleware. */
-export class CurrentCaller extends Context.Tag("@helpdesk/http/CurrentCaller")<CurrentCaller, Caller>() {}
+export class CurrentCaller extends Context.Tag("@helpdesk/http/Auth/CurrentCaller")<CurrentCaller, Caller>() {}

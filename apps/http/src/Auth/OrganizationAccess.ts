@@ -21,7 +21,7 @@ export interface OrganizationScope {
  * existence is not revealed); a role the table does not allow is `403`. Memberships found are kept in the
  * {@link AuthCache} (decision 0658).
  */
-export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@helpdesk/http/OrganizationAccess", {
+export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@helpdesk/http/Auth/OrganizationAccess", {
   dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

@@ -49,7 +49,7 @@ export const ServiceAuthLive = Layer.effect(
 )
 
 /** The digest of a well-formed `X-Service-Token`, not yet looked up (see {@link ServiceTokenPresented}). */
-export class PresentedToken extends Context.Tag("@helpdesk/http/PresentedToken")<
+export class PresentedToken extends Context.Tag("@helpdesk/http/Auth/PresentedToken")<
   PresentedToken,
   { readonly token: string; readonly digest: Buffer }
 >() {}

@@ -88,7 +88,7 @@ export const PersonalTokenOrdering = Ordering.make({
  * Issues, authenticates and revokes API tokens. Authenticated callers are kept in the {@link AuthCache}; a
  * revocation reaches this process at once and every other within a second (decision 0658).
  */
-export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Tokens", {
+export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens", {
   dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

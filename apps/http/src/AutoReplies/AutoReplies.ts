@@ -28,7 +28,7 @@ interface InboxAutoReplyRow {
  * hours, exceptions included; open around the clock without a schedule) and `auto_reply_outside_template` when
  * it is closed, each only when enabled and not blank.
  */
-export class AutoReplies extends Effect.Service<AutoReplies>()("@helpdesk/http/AutoReplies", {
+export class AutoReplies extends Effect.Service<AutoReplies>()("@helpdesk/http/AutoReplies/AutoReplies", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const businessHours = yield* BusinessHours

@@ -53,7 +53,7 @@ const CACHE_SIZE = 1000
  * its own transaction; each call reads the version from the database, so a replica never answers from a
  * schedule another replica has replaced. "Now" is Effect's `Clock`, so tests control it with `TestClock`.
  */
-export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/http/BusinessHours", {
+export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/http/BusinessHours/BusinessHours", {
   effect: Effect.gen(function* () {
     const store = yield* BusinessHoursStore
     const cache = new Map<number, { readonly version: number; readonly hours: CompiledBusinessHours }>()

@@ -23,7 +23,7 @@ const DUPLICATE_DATE = "An exception for this date already exists. Use one excep
  * compiles), stores it, and bumps the schedule's version in the same transaction.
  */
 export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExceptions>()(
-  "@helpdesk/http/BusinessHoursExceptions",
+  "@helpdesk/http/BusinessHours/BusinessHoursExceptions",
   {
     effect: Effect.gen(function* () {
       const store = yield* BusinessHoursStore

@@ -51,7 +51,7 @@ type CompanyWriteError = CompanyNameTaken | EmailDomainsTaken | AssigneeNotMembe
  * Companies: groupings of an organization's customers, with a default assignee (a member of the organization)
  * and e-mail domains unique in the organization (docs/decisions/0553-companies.md).
  */
-export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Companies", {
+export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Companies/Companies", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -63,7 +63,7 @@ export interface CustomerFilter {
  * Customers (requesters) of organizations: e-mail addresses unique per organization ignoring case, at most one
  * company of the same organization (docs/decisions/0552-customers.md).
  */
-export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Customers", {
+export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Customers/Customers", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -52,7 +52,7 @@ const isUniqueViolation = (error: SqlError.SqlError, constraint?: string) => {
  * The inboxes of organizations: their settings, the one default inbox each organization has, and the address
  * derived from the e-mail prefix (docs/decisions/0551-inboxes.md).
  */
-export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes", {
+export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/Inboxes", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const domain = yield* Config.string("INBOX_EMAIL_DOMAIN").pipe(

@@ -29,7 +29,7 @@ export class MailSendFailed extends Schema.TaggedError<MailSendFailed>()("MailSe
 }) {}
 
 /** Where mail goes: an SMTP server, or `.eml` files. */
-export class MailTransport extends Context.Tag("@helpdesk/http/MailTransport")<
+export class MailTransport extends Context.Tag("@helpdesk/http/Mail/MailTransport")<
   MailTransport,
   {
     /** `smtp` or `eml` (logs, docs). */

@@ -118,7 +118,7 @@ export const toPresetFilter = (filter: StoredPresetFilter): PresetFilter => ({
  * organization and to what the viewer may see (personal filters only for their creator; integration tokens only
  * organization-shared ones). Who may change what is decided in `Permissions.ts`.
  */
-export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/http/PresetFilters", {
+export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/http/PresetFilters/PresetFilters", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -39,7 +39,7 @@ export const MemberOrdering = Ordering.make({
  * this process at once (other processes hear the table's trigger, decision 0658); an organization always keeps
  * an owner (decision 0413).
  */
-export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/Memberships", {
+export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/Users/Memberships", {
   dependencies: [AuthCache.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

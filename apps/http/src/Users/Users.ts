@@ -24,7 +24,7 @@ const toUser = (row: UserRow): User => ({ ...row, id: Number(row.id) })
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
 /** Users, identified by e-mail address. */
-export class Users extends Effect.Service<Users>()("@helpdesk/http/Users", {
+export class Users extends Effect.Service<Users>()("@helpdesk/http/Users/Users", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
