@@ -158,6 +158,21 @@ layer(TestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
     })
   )
 
+  it.effect("user add never demotes the last owner; with a second owner it does", () =>
+    Effect.gen(function* () {
+      const created = only(
+        (yield* helpdesk("org", "create", "--name", "Delta", "--owner-email", "o@delta.example")).printed
+      )
+      const org = created.organization.public_id as string
+      const demote = yield* helpdesk("user", "add", "--org", org, "--email", "o@delta.example", "--role", "admin")
+      assert.include(failureMessage(demote.result), "last owner")
+      assert.deepStrictEqual(demote.printed, [])
+      yield* helpdesk("user", "add", "--org", org, "--email", "p@delta.example", "--role", "owner")
+      const again = yield* helpdesk("user", "add", "--org", org, "--email", "o@delta.example", "--role", "admin")
+      assert.deepInclude(only(again.printed), { organization: org, role: "admin" })
+    })
+  )
+
   it.effect("token create refuses non-members, unknown organizations and ambiguous kinds", () =>
     Effect.gen(function* () {
       const created = only(

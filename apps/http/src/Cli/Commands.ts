@@ -198,7 +198,9 @@ const userAdd = Command.make(
         const address = yield* requireEmail(email)
         const organizationId = yield* findOrganization(org)
         const user = yield* (yield* Users).ensure(address, name.trim())
-        yield* (yield* Memberships).put(organizationId, user.id, role)
+        yield* (yield* Memberships)
+          .put(organizationId, user.id, role)
+          .pipe(Effect.mapError((error) => new CliError({ message: error.message })))
         yield* (yield* Output).result(
           { user: { id: user.id, email: user.email, name: user.name }, organization: org, role },
           `${user.email} is ${role} of ${org}. Create their token: helpdesk token create --org ${org} --user ${user.email}`

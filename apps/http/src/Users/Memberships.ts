@@ -48,16 +48,6 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
     // After the write committed: a lookup made before it may not keep what it read (AuthCache's generation).
     const forget = (userId: number) => cache.invalidate({ _tag: "User", userId })
 
-    /** Adds the user to the organization, or changes their role when already a member (the CLI's `user add`). */
-    const put = (organizationId: number, userId: number, role: MemberRole) =>
-      sql`
-        INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
-        ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`.pipe(
-        Effect.zipRight(forget(userId)),
-        Effect.asVoid,
-        Effect.orDie
-      )
-
     /** The user's role in the organization, if a member. */
     const roleOf = (organizationId: number, userId: number) =>
       sql<{ readonly role: MemberRole }>`
@@ -98,6 +88,27 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       sql<{ readonly count: string }>`
         SELECT count(*) AS count FROM memberships WHERE organization_id = ${organizationId} AND role = 'owner'`.pipe(
         Effect.map((rows) => Number(rows[0]!.count))
+      )
+
+    /**
+     * Adds the user to the organization, or changes their role when already a member (the CLI's `user add`); the
+     * last owner stays owner.
+     */
+    const put = (organizationId: number, userId: number, role: MemberRole): Effect.Effect<void, LastOwner> =>
+      Effect.gen(function* () {
+        yield* lockOwners(organizationId)
+        const current = yield* roleOf(organizationId, userId)
+        if (current === "owner" && role !== "owner" && (yield* ownerCount(organizationId)) <= 1)
+          return yield* new LastOwner({ userId, change: "demote" })
+        yield* sql`
+          INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
+          ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`
+      }).pipe(
+        sql.withTransaction,
+        // A role changed here applies to this process's next request (others hear the table's trigger).
+        Effect.tap(() => forget(userId)),
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("Memberships.put")
       )
 
     /** Changes a member's role; the last owner stays owner. */
