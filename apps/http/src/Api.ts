@@ -4,6 +4,7 @@ import { BusinessHoursApi } from "./BusinessHours/Api.js"
 import { CompaniesApi } from "./Companies/Api.js"
 import { CsatApi } from "./Csat/Api.js"
 import { CustomersApi } from "./Customers/Api.js"
+import { EventLogApi } from "./EventLog/Api.js"
 import { HealthApi } from "./Health/Api.js"
 import { HelpCenterApi } from "./HelpCenter/Api.js"
 import { Wire } from "./Http/Errors.js"
@@ -93,6 +94,7 @@ export class Api extends HttpApi.make("helpdesk")
   .add(CsatApi)
   .add(MembersApi)
   .add(PersonalTokensApi)
+  .add(EventLogApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)
   .addError(Wire.NotFound)

@@ -15,6 +15,8 @@ import { CompaniesLive } from "./Companies/Http.js"
 import { CsatLive } from "./Csat/Http.js"
 import { Customers } from "./Customers/Customers.js"
 import { CustomersLive } from "./Customers/Http.js"
+import { EventLogServicesLive } from "./EventLog/EventLogServices.js"
+import { EventLogLive } from "./EventLog/Http.js"
 import { HealthLive } from "./Health/Http.js"
 import { MetricsLive } from "./Health/Metrics.js"
 import { Articles } from "./HelpCenter/Articles.js"
@@ -86,7 +88,8 @@ export const GroupsLive = Layer.mergeAll(
   MailTrackingLive,
   CsatLive,
   MembersLive,
-  PersonalTokensLive
+  PersonalTokensLive,
+  EventLogLive.pipe(Layer.provide(EventLogServicesLive))
 )
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */

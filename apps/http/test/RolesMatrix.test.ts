@@ -31,6 +31,8 @@ const OPERATIONS: Record<string, Action | ReadonlyArray<Action>> = {
   "POST /organizations/{organization_id}/tickets/{ticket_id}/unsnooze/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/merge/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/enrichment/": "tickets.enrich",
+  "GET /organizations/{organization_id}/tickets/{ticket_id}/events/": "events.read",
+  "GET /organizations/{organization_id}/events/": "events.read",
   "POST /organizations/{organization_id}/pending-attachments/": "attachments.upload",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/attachments/": "attachments.upload",
   "GET /organizations/{organization_id}/pending-attachments/{attachment_id}/": "tickets.read",

@@ -39,6 +39,15 @@ export const PERMISSIONS = {
     endpoints:
       "`GET tickets/`, `GET tickets/{id}/`, `GET tickets/{id}/messages/` and `…/messages/{id}/`, `GET pending-attachments/{id}/`, `GET tickets/{id}/attachments/{id}/`"
   },
+  "internal_notes.read": {
+    roles: EVERYONE,
+    endpoints:
+      "internal notes in `GET events/` and `GET tickets/{id}/events/` (left out for other roles; `GET tickets/{id}/messages/` lists them to every role)"
+  },
+  "events.read": {
+    roles: EVERYONE,
+    endpoints: "`GET events/` (the change feed), `GET tickets/{id}/events/` (a ticket's history)"
+  },
   "tickets.write": {
     roles: TICKET_WORKERS,
     endpoints:

@@ -74,7 +74,7 @@ export const currentEventJson = (event: RecordedEvent): Json => {
 const snakeKey = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
 
 /** JSON with every object key in snake_case (keys are the event schemas' own, never caller text). */
-const snakeKeys = (value: unknown): unknown => {
+export const snakeKeys = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(snakeKeys)
   if (typeof value !== "object" || value === null) return value
   // Object.fromEntries defines own properties: even a key "__proto__" stays data.

@@ -35,7 +35,9 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "Mail tracking": "The read-receipt pixel of outgoing mail; the link is its own credential.",
   "CSAT surveys": "Customer-satisfaction surveys mailed when a ticket closes, read and answered through their link.",
   Members: "The people of an organization (the ids `assignee_id` takes) and their roles: add, change, remove.",
-  "Personal tokens": "The calling person's own API tokens: create (the secret shown once), list, revoke."
+  "Personal tokens": "The calling person's own API tokens: create (the secret shown once), list, revoke.",
+  Events:
+    "The event log as a product: the organization's change feed (every ticket event once, in order, from a cursor, optionally long-polling) and a ticket's history with readable changes."
 }
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, required: true, schema })
