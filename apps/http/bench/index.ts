@@ -7,6 +7,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import type { Benchmark } from "./Benchmark.js"
+import { eventFeedBenchmark } from "./EventFeedBenchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
 import { mailBenchmark } from "./MailBenchmark.js"
 import { snoozeTimerBenchmark } from "./SnoozeTimerBenchmark.js"
@@ -18,7 +19,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   ticketsHttpBenchmark,
   ticketPipelineBenchmark,
   snoozeTimerBenchmark,
-  mailBenchmark
+  mailBenchmark,
+  eventFeedBenchmark
 ]
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
