@@ -3,7 +3,4 @@ import { EventFeed } from "./EventFeed.js"
 import { TicketHistory } from "./TicketHistory.js"
 
 /** What the `events` group's handlers use; needs the `PostgresEventStore` (which `TicketServicesLive` provides). */
-export const EventLogServicesLive = Layer.mergeAll(
-  EventFeed.Default,
-  TicketHistory.Default
-)
+export const EventLogServicesLive = Layer.mergeAll(EventFeed.Default, TicketHistory.Default)

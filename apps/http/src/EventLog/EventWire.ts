@@ -71,7 +71,17 @@ export const currentEventJson = (event: RecordedEvent): Json => {
   return Either.isRight(decoded) ? (encodeEventData(decoded.right) as Json) : data
 }
 
-const snakeKey = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+// The schemas' keys are a few dozen: each is converted once (the feed renders thousands of events a second).
+const snakeKeyCache = new Map<string, string>()
+
+const snakeKey = (key: string): string => {
+  let snake = snakeKeyCache.get(key)
+  if (snake === undefined) {
+    snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+    if (snakeKeyCache.size < 10_000) snakeKeyCache.set(key, snake)
+  }
+  return snake
+}
 
 /** JSON with every object key in snake_case (keys are the event schemas' own, never caller text). */
 export const snakeKeys = (value: unknown): unknown => {
@@ -92,7 +102,11 @@ const actorWire = (by: unknown) => {
   return { role: actor.role ?? "system", user: userWire(actor.user) }
 }
 
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
 const isoOf = (value: unknown, fallback: Date): string => {
+  // What the codec writes already has the wire's form.
+  if (typeof value === "string" && ISO_MS.test(value)) return value
   const millis = typeof value === "string" ? Date.parse(value) : Number.NaN
   return new Date(Number.isNaN(millis) ? fallback.getTime() : millis).toISOString()
 }

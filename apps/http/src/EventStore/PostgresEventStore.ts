@@ -12,7 +12,7 @@ import {
 } from "@helpdesk/domain"
 import { Effect, Layer, Metric, Option } from "effect"
 import { eventAppendDuration } from "../Observability/Metrics.js"
-import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
+import { type EventRow, eventColumns, eventValueColumns, toRecordedEvent, valuesToRecordedEvent } from "./EventRows.js"
 import { type AppendContext, eventsFor, InlineProjections } from "./InlineProjection.js"
 
 /** What a reader of the global log narrows it to (every field optional: absent means no narrowing). */
@@ -229,16 +229,17 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
     ): Effect.Effect<GlobalLogBatch> =>
       limit <= 0
         ? Effect.succeed({ events: [], checkpoint })
-        : sql<EventRow>`
-        SELECT ${eventColumns(sql)} FROM hd_events
+        : // Rows as arrays of values: no object per row, no renaming of columns (a feed reads thousands a second).
+          sql`
+        SELECT ${eventValueColumns(sql)} FROM hd_events
         WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
           AND (transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)${
             filter.organizationId === undefined ? sql`` : sql` AND organization_id = ${filter.organizationId}`
           }${filter.types === undefined ? sql`` : sql` AND event_type = ANY(${filter.types}::text[])`}
         ORDER BY transaction_id, global_position
-        LIMIT ${limit}`.pipe(
+        LIMIT ${limit}`.values.pipe(
             Effect.map((rows) => {
-              const events = rows.map(toRecordedEvent)
+              const events = rows.map(valuesToRecordedEvent)
               return { events, checkpoint: checkpointAfter(events, checkpoint) }
             }),
             Effect.orDie,
