@@ -38,7 +38,7 @@ export class CompaniesApi extends HttpApiGroup.make("companies")
       .annotate(OpenApi.Summary, "Create a company")
       .annotate(
         OpenApi.Description,
-        "Owners, admins and integration tokens. `name` is required and unique in the organization ignoring case; `default_assignee_id` must be a user of the organization; `email_domains` are unique in the organization. Answers 201 with a `Location` header."
+        "Every role, members included. `name` is required and unique in the organization ignoring case; `default_assignee_id` must be a user of the organization; `email_domains` are unique in the organization. Answers 201 with a `Location` header."
       )
   )
   .add(

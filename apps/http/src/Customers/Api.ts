@@ -39,7 +39,7 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       .annotate(OpenApi.Summary, "Create a customer")
       .annotate(
         OpenApi.Description,
-        "Owners, admins and integration tokens; members get 403. `email` is required and unique in the organization ignoring case; `name` (default empty), `is_spam`, `company_id` (a company of the same organization, or null) and `is_company_manager` (needs a company) are optional. Answers 201 with a `Location` header."
+        "Every role, members included. `email` is required and unique in the organization ignoring case; `name` (default empty), `is_spam`, `company_id` (a company of the same organization, or null) and `is_company_manager` (needs a company) are optional. Answers 201 with a `Location` header."
       )
   )
   .add(
@@ -56,7 +56,7 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       .annotate(OpenApi.Summary, "Change a customer")
       .annotate(
         OpenApi.Description,
-        "Owners, admins and integration tokens. Moving the customer to another company, or out of any (`company_id: null`), ends their being a manager unless `is_company_manager` says otherwise."
+        "Every role, members included. Moving the customer to another company, or out of any (`company_id: null`), ends their being a manager unless `is_company_manager` says otherwise."
       )
   )
   .addError(Wire.PermissionDenied)
