@@ -25,3 +25,18 @@ export const terms = (search: string): ReadonlyArray<string> =>
 
 /** A `LIKE` pattern matching `term` anywhere, with `%`, `_` and `\` taken literally. */
 export const containsPattern = (term: string): string => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+const WORD = /[\p{L}\p{N}]+/gu
+
+/**
+ * The folded words of `texts`, space-separated: what a read-model row stores for full-text search (`search_text`,
+ * decision 0661). Punctuation goes, so an address `Jane.Doe@Example.com` is found by `jane`, `doe` or `example`.
+ */
+export const searchDocument = (...texts: ReadonlyArray<string>): string =>
+  texts.flatMap((text) => fold(text).match(WORD) ?? []).join(" ")
+
+/** A prefix `tsquery` of the folded words of `q` (`Réfund Örder` → `refund:* & order:*`); undefined: no words. */
+export const prefixTsQuery = (q: string): string | undefined => {
+  const words = fold(q).match(WORD)
+  return words === null ? undefined : words.map((w) => `${w}:*`).join(" & ")
+}

@@ -47,7 +47,12 @@ export const TicketListParams = Schema.Struct({
   filter: Query.param(
     "A custom preset filter's id: its criteria apply, combined (AND) with any criteria given here. Unknown or not visible → 400."
   ),
-  q: Query.param("Words that must each start a word of the subject (prefix match), or the exact `public_id`."),
+  q: Query.param(
+    "Search: every word must start a word (case and accents ignored) of the ticket's subject, description, customer " +
+      "name or e-mail, or every word one of its messages' text; or the exact `public_id`. Without `ordering`, best " +
+      "matches first (the ticket's own words before its messages', then the newest activity)."
+  ),
+  customer_id: Query.param("Only this customer's tickets (an integer id)."),
   ...TicketOrdering.params,
   ...Pagination.params
 })

@@ -156,10 +156,17 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
               return yield* ValidationError.field("is_spam", "Must be a valid boolean (true/false, 1/0 or yes/no).")
             isSpam = parsed
           }
+          let customerId: number | undefined
+          if (urlParams.customer_id !== undefined && urlParams.customer_id !== "") {
+            customerId = parseIntegerId(urlParams.customer_id.trim())
+            if (customerId === undefined)
+              return yield* ValidationError.field("customer_id", "A valid integer is required.")
+          }
+          const ranked = urlParams.ordering === undefined || urlParams.ordering.trim() === ""
           const found = yield* Pagination.paginate(
             request,
             page,
-            queries.list(scope.organizationId, { criteria, isSpam, q: urlParams.q ?? "" }, ordering)
+            queries.list(scope.organizationId, { criteria, isSpam, q: urlParams.q ?? "", customerId, ranked }, ordering)
           )
           const urls = yield* downloadUrls(found.results)
           return json({ ...found, results: found.results.map((view) => renderTicket(view, urls)) })

@@ -5,6 +5,7 @@ import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
 import * as PgPool from "../Database/PgPool.js"
 import * as Ordering from "../Http/Ordering.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
+import { prefixTsQuery } from "../Search/SearchText.js"
 import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
 
 /**
@@ -68,16 +69,15 @@ export interface TicketSearch {
   readonly criteria: ReadonlyArray<Criteria>
   /** `true`: spam only; `false` (default): no spam. */
   readonly isSpam: boolean
-  /** Words that must all start a word of the subject, or the public id; empty: no text filter. */
+  /**
+   * Words that must each start a word (ignoring case and accents) of the ticket's subject, description, customer
+   * name or address, or all of one of its messages; or the exact public id. Empty: no text filter.
+   */
   readonly q: string
-}
-
-const WORD = /[\p{L}\p{N}]+/gu
-
-/** A prefix `tsquery` for the words of `q` (`refund order` → `refund:* & order:*`), or undefined when it has none. */
-export const prefixQuery = (q: string): string | undefined => {
-  const words = q.toLowerCase().match(WORD)
-  return words === null ? undefined : words.map((w) => `${w}:*`).join(" & ")
+  /** Only this customer's tickets; undefined: any customer. */
+  readonly customerId?: number | undefined
+  /** With `q`: best matches first (then the newest activity), instead of the ordering. */
+  readonly ranked?: boolean
 }
 
 /**
@@ -198,12 +198,27 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         sql`is_spam = ${search.isSpam}`,
         ...search.criteria.flatMap(criteriaClauses)
       ]
-      const tsquery = prefixQuery(search.q)
+      if (search.customerId !== undefined) clauses.push(sql`customer_id = ${search.customerId}`)
+      const tsquery = prefixTsQuery(search.q)
+      // A ticket matches on its own words or on one of its messages' (decision 0661); both sides are GIN-indexed.
+      const query = sql`to_tsquery('simple', ${tsquery ?? ""})`
+      const messageMatch = sql`
+        SELECT 1 FROM hd_ticket_messages m
+        WHERE m.ticket_id = hd_tickets.ticket_id AND to_tsvector('simple', m.search_text) @@ ${query}`
       if (tsquery !== undefined)
         clauses.push(
-          sql`(to_tsvector('simple', subject) @@ to_tsquery('simple', ${tsquery}) OR public_id = ${search.q.trim()})`
+          sql`(to_tsvector('simple', search_text) @@ ${query} OR public_id = ${search.q.trim()} OR EXISTS (${messageMatch}))`
         )
       const where = sql.and(clauses)
+      // The ticket's own words weigh twice a message's; an exact public id comes first.
+      const orderBy =
+        tsquery !== undefined && search.ranked === true
+          ? sql`(public_id = ${search.q.trim()}) DESC,
+              2 * ts_rank(to_tsvector('simple', search_text), ${query}) + coalesce((
+                SELECT max(ts_rank(to_tsvector('simple', m.search_text), ${query})) FROM hd_ticket_messages m
+                WHERE m.ticket_id = hd_tickets.ticket_id AND to_tsvector('simple', m.search_text) @@ ${query}
+              ), 0) DESC, updated_at DESC, ticket_id DESC`
+          : ordering.orderBy(sql)
       return {
         count: sql<{ count: string }>`SELECT count(*) AS count FROM hd_tickets WHERE ${where}`.pipe(
           Effect.map((rows) => Number(rows[0]!.count)),
@@ -212,7 +227,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         fetch: (window: { readonly limit: number; readonly offset: number }) =>
           sql<{ view: StoredTicketView }>`
             SELECT view FROM hd_tickets WHERE ${where}
-            ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+            ORDER BY ${orderBy} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
             Effect.map((rows) => rows.map((row) => row.view)),
             Effect.orDie
           )

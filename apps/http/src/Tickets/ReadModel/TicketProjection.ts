@@ -23,6 +23,7 @@ import {
   type Replayer
 } from "../../EventStore/InlineProjection.js"
 import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "../../EventStore/TicketSnapshot.js"
+import { searchDocument } from "../../Search/SearchText.js"
 import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
 import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"
 
@@ -369,13 +370,14 @@ const writeRows = (
       WITH tickets AS (
         INSERT INTO hd_tickets AS t (
           ticket_id, stream_id, organization_id, version, view, status, priority, assignee_id, inbox_id, waiting_on,
-          classification, snoozed_until, waiting_on_customer_since, is_spam, merged_into, created_at, updated_at
+          classification, snoozed_until, waiting_on_customer_since, is_spam, merged_into, created_at, updated_at,
+          search_text
         )
         SELECT * FROM jsonb_to_recordset(${tickets}::jsonb) AS r(
           ticket_id bigint, stream_id text, organization_id text, version bigint, view jsonb, status text,
           priority text, assignee_id bigint, inbox_id bigint, waiting_on text, classification text,
           snoozed_until timestamptz, waiting_on_customer_since timestamptz, is_spam boolean, merged_into bigint,
-          created_at timestamptz, updated_at timestamptz
+          created_at timestamptz, updated_at timestamptz, search_text text
         )
         ON CONFLICT (ticket_id) DO UPDATE SET
           stream_id = excluded.stream_id, organization_id = excluded.organization_id, version = excluded.version,
@@ -383,15 +385,18 @@ const writeRows = (
           assignee_id = excluded.assignee_id, inbox_id = excluded.inbox_id, waiting_on = excluded.waiting_on,
           classification = excluded.classification, snoozed_until = excluded.snoozed_until,
           waiting_on_customer_since = excluded.waiting_on_customer_since, is_spam = excluded.is_spam,
-          merged_into = excluded.merged_into, created_at = excluded.created_at, updated_at = excluded.updated_at
+          merged_into = excluded.merged_into, created_at = excluded.created_at, updated_at = excluded.updated_at,
+          search_text = excluded.search_text
         WHERE t.version < excluded.version
       ), messages AS (
-        INSERT INTO hd_ticket_messages AS m (ticket_id, message_id, ticket_version, view, created_at)
+        INSERT INTO hd_ticket_messages AS m (ticket_id, message_id, ticket_version, view, created_at, search_text)
         SELECT * FROM jsonb_to_recordset(${messages}::jsonb) AS r(
-          ticket_id bigint, message_id bigint, ticket_version bigint, view jsonb, created_at timestamptz
+          ticket_id bigint, message_id bigint, ticket_version bigint, view jsonb, created_at timestamptz,
+          search_text text
         )
         ON CONFLICT (ticket_id, message_id) DO UPDATE SET
-          ticket_version = excluded.ticket_version, view = excluded.view, created_at = excluded.created_at
+          ticket_version = excluded.ticket_version, view = excluded.view, created_at = excluded.created_at,
+          search_text = excluded.search_text
         WHERE m.ticket_version < excluded.ticket_version
       ), removed AS (
         DELETE FROM hd_ticket_messages m
@@ -434,7 +439,9 @@ const ticketJson = (r: TicketRow) => {
     is_spam: view.isSpam,
     merged_into: view.mergedInto?.id ?? null,
     created_at: view.createdAt,
-    updated_at: view.updatedAt
+    updated_at: view.updatedAt,
+    // Folded words for the ticket list's `q` (decision 0661).
+    search_text: searchDocument(view.subject, view.description, view.customer.name, view.customer.email)
   }
 }
 
@@ -445,7 +452,8 @@ const messageJson = (r: MessageRow) => {
     message_id: view.id,
     ticket_version: r.ticketVersion,
     view,
-    created_at: view.createdAt
+    created_at: view.createdAt,
+    search_text: searchDocument(view.content)
   }
 }
 

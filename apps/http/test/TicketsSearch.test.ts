@@ -1,0 +1,111 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { get, TestAppLive } from "./support/TestApp.js"
+import { organization, postMessage, type TicketOrg, ticket } from "./TicketsSupport.js"
+
+const ids = (body: { results: ReadonlyArray<{ id: number }> }) => body.results.map((t) => t.id)
+
+const search = (org: TicketOrg, query: string) =>
+  get(`${org.tickets}?page_size=100&${query}`, { token: org.ownerToken })
+
+layer(TestAppLive, { excludeTestServices: true })("tickets: search with q, and the customer filter", (it) => {
+  it.effect("q finds words in subjects, descriptions, message bodies and customers, ignoring case and accents", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const bySubject = yield* ticket(org, {
+        subject: "Remboursement de la commande",
+        description: "Merci.",
+        customer_email: "paul@example.org"
+      })
+      const byDescription = yield* ticket(org, {
+        subject: "Question",
+        description: "Ich möchte eine Rückerstattung für die Bestellung.",
+        customer_email: "anna@example.org"
+      })
+      const byMessage = yield* ticket(org, {
+        subject: "Hello",
+        description: "Hi.",
+        customer_email: "li@example.org"
+      })
+      yield* postMessage(org, byMessage.id, {
+        content: "The café's espresso machine is broken",
+        is_visible_to_customer: false
+      })
+      const byCustomer = yield* ticket(org, {
+        subject: "Other",
+        description: "Other.",
+        customer_email: "Zoe.Angstrom@Fjord.example",
+        customer_name: "Zoë Ångström"
+      })
+
+      const check = (q: string, expected: ReadonlyArray<number>) =>
+        Effect.gen(function* () {
+          const response = yield* search(org, `q=${encodeURIComponent(q)}`)
+          assert.strictEqual(response.status, 200, response.text)
+          assert.sameMembers(ids(response.body), [...expected], `q=${q}`)
+          assert.strictEqual(response.body.count, expected.length, `q=${q}`)
+        })
+      yield* check("remboursement", [bySubject.id])
+      yield* check("REMBOURSE", [bySubject.id])
+      yield* check("ruckerstattung", [byDescription.id])
+      yield* check("RÜCKERST bestell", [byDescription.id])
+      yield* check("CAFE espresso", [byMessage.id])
+      yield* check("café broken", [byMessage.id])
+      yield* check("angstrom", [byCustomer.id])
+      yield* check("zoe", [byCustomer.id])
+      yield* check("fjord.example", [byCustomer.id])
+      yield* check("zoe.angstrom@FJORD.example", [byCustomer.id])
+      yield* check("ÅNGSTRÖM Zoë", [byCustomer.id])
+      yield* check("anna@example.org", [byDescription.id])
+      // Every word must match on one side: the ticket's own words, or one message's.
+      yield* check("remboursement espresso", [])
+      yield* check("nothing-like-this", [])
+      yield* check(bySubject.public_id, [bySubject.id])
+      // No words: no text filter.
+      assert.strictEqual((yield* search(org, "q=%20-%20")).body.count, 4)
+    })
+  )
+
+  it.effect("ranked: the ticket's own words before its messages', an exact public id first; paged", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const inMessage = yield* ticket(org, { subject: "Printer", description: "It jams." })
+      yield* postMessage(org, inMessage.id, { content: "Toner toner toner, the toner is empty." })
+      const inSubject = yield* ticket(org, { subject: "Toner cartridge", description: "Need toner." })
+      const newest = yield* ticket(org, { subject: "Unrelated", description: "Nothing here." })
+      yield* postMessage(org, newest.id, { content: "Customer asked about toner once." })
+      const ranked = yield* search(org, "q=toner")
+      assert.deepStrictEqual(ids(ranked.body), [inSubject.id, inMessage.id, newest.id])
+      // An explicit ordering wins over the rank.
+      const ordered = yield* search(org, "q=toner&ordering=id")
+      assert.deepStrictEqual(ids(ordered.body), [inMessage.id, inSubject.id, newest.id])
+      // Paged like every list.
+      const first = yield* get(`${org.tickets}?q=toner&page_size=2`, { token: org.ownerToken })
+      assert.strictEqual(first.body.count, 3)
+      assert.deepStrictEqual(ids(first.body), [inSubject.id, inMessage.id])
+      assert.include(first.body.next, "q=toner")
+      const second = yield* get(`${org.tickets}?q=toner&page_size=2&page=2`, { token: org.ownerToken })
+      assert.deepStrictEqual(ids(second.body), [newest.id])
+    })
+  )
+
+  it.effect("customer_id lists one customer's tickets; a bad id is 400; another organization's finds nothing", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      const a1 = yield* ticket(org, { customer_email: "a@example.org" })
+      const a2 = yield* ticket(org, { customer_email: "A@example.org" })
+      const b = yield* ticket(org, { customer_email: "b@example.org" })
+      const byA = yield* search(org, `customer_id=${a1.customer.id}`)
+      assert.sameMembers(ids(byA.body), [a1.id, a2.id])
+      assert.deepStrictEqual(ids((yield* search(org, `customer_id=${b.customer.id}&q=parcel`)).body), [b.id])
+      for (const bad of ["x", "0", "-1", "1.5"]) {
+        const refused = yield* search(org, `customer_id=${bad}`)
+        assert.strictEqual(refused.status, 400, bad)
+        assert.deepStrictEqual(refused.body, { customer_id: ["A valid integer is required."] })
+      }
+      const other = yield* organization
+      const foreign = yield* ticket(other, { customer_email: "a@example.org" })
+      assert.strictEqual((yield* search(org, `customer_id=${foreign.customer.id}`)).body.count, 0)
+    })
+  )
+})
