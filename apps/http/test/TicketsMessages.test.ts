@@ -45,7 +45,10 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
           next_action: "check with the carrier"
         })
         assert.strictEqual(response.status, 201, response.text)
-        assert.strictEqual(response.headers.get("location"), `${baseUrl}${ticketPath(org, t.id, "messages/")}`)
+        assert.strictEqual(
+          response.headers.get("location"),
+          `${baseUrl}${ticketPath(org, t.id, `messages/${response.body.id}/`)}`
+        )
         const m = response.body
         assert.deepStrictEqual(Object.keys(m).sort(), [...MESSAGE_FIELDS].sort())
         assert.isNumber(m.id)
