@@ -4,7 +4,13 @@ import * as path from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { emlFileName, emlTransport, MailTransport, MailTransportLive } from "../src/Mail/MailTransport.js"
+import {
+  emlEnvelopeFileName,
+  emlFileName,
+  emlTransport,
+  MailTransport,
+  MailTransportLive
+} from "../src/Mail/MailTransport.js"
 import { later, outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
 import { TestAppLive } from "./support/TestApp.js"
 import { organization, postMessage, readTicket, ticket } from "./TicketsSupport.js"
@@ -42,8 +48,15 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
       const outboxDir = path.join(dataDir, "outbox")
       assert.sameMembers(
         fs.readdirSync(outboxDir),
-        rows.map((r) => emlFileName(r.rfcMessageId!))
+        rows.flatMap((r) => [emlFileName(r.rfcMessageId!), emlEnvelopeFileName(r.rfcMessageId!)])
       )
+      // The envelope beside each file names every recipient, BCC included (the file itself has no Bcc header).
+      const envelopeOf = (messageId: string) =>
+        JSON.parse(fs.readFileSync(path.join(outboxDir, emlEnvelopeFileName(messageId)), "utf8"))
+      const created = envelopeOf(rows[0]!.rfcMessageId!)
+      assert.sameMembers(created.rcpt_to, [to, "cc@example.com", "hidden@example.com"])
+      assert.match(created.mail_from, /^support@/)
+      assert.sameMembers(envelopeOf(rows[1]!.rfcMessageId!).rcpt_to, [to, "cc@example.com"])
       for (const row of rows) {
         assert.strictEqual(row.status, "sent")
         const raw = fs.readFileSync(path.join(outboxDir, emlFileName(row.rfcMessageId!)), "utf8")
@@ -100,7 +113,10 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
       const after = fs.statSync(file)
       assert.strictEqual(after.ino, before.ino)
       assert.strictEqual(after.mtimeMs, before.mtimeMs)
-      assert.deepStrictEqual(fs.readdirSync(dir), [emlFileName(leased!.rfcMessageId!)])
+      assert.sameMembers(fs.readdirSync(dir), [
+        emlFileName(leased!.rfcMessageId!),
+        emlEnvelopeFileName(leased!.rfcMessageId!)
+      ])
       const [row] = yield* outboxRows(t.id)
       assert.strictEqual(row!.status, "sent")
       assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
@@ -115,7 +131,10 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
       yield* withOutbox(emlLayer(dir), (outbox) => outbox.drainOnce())
       const [row] = yield* outboxRows(t.id)
       assert.strictEqual(row!.status, "sent")
-      assert.deepStrictEqual(fs.readdirSync(dir), [emlFileName(row!.rfcMessageId!)])
+      assert.sameMembers(fs.readdirSync(dir), [
+        emlFileName(row!.rfcMessageId!),
+        emlEnvelopeFileName(row!.rfcMessageId!)
+      ])
       const transport = yield* Effect.provide(MailTransport, emlLayer(dir))
       assert.isTrue(yield* transport.alreadySent(row!.rfcMessageId!))
       assert.isFalse(yield* transport.alreadySent("<someone-else@example.com>"))

@@ -123,10 +123,16 @@ const addressList = (field: AddressInput): Array<string> => {
 export const emlFileName = (messageId: string): string =>
   `${messageId.replace(/^<|>$/g, "").replace(/[^A-Za-z0-9._@+-]/g, "_")}.eml`
 
+/** The file beside a mail's `.eml` that records its envelope: `<a.b@c>` → `a.b@c.envelope.json`. */
+export const emlEnvelopeFileName = (messageId: string): string =>
+  emlFileName(messageId).replace(/\.eml$/, ".envelope.json")
+
 /**
  * A transport that writes each mail to `directory/{Message-ID}.eml` (CRLF line ends, as on the wire, without a
- * `Bcc` header, like SMTP). A file that exists means the mail was written: written to a temporary name, synced,
- * then renamed, so a crash never leaves a partial file under the final name.
+ * `Bcc` header, like SMTP), and its envelope beside it, `{Message-ID}.envelope.json`: `{"mail_from", "rcpt_to"}`,
+ * every recipient an SMTP server would have been given, BCC included (decision 0662). A file that exists means the
+ * mail was written: the envelope first, then the mail, each written to a temporary name, synced, then renamed, so a
+ * crash never leaves a partial file under a final name.
  */
 export const emlTransport = (directory: string) =>
   Effect.gen(function* () {
@@ -174,8 +180,13 @@ export const emlTransport = (directory: string) =>
             catch: (error) =>
               new MailSendFailed({ permanent: true, reason: `Cannot build the message: ${String(error)}` })
           })
+          const envelope = { mail_from: addressList(mail.from)[0] ?? "", rcpt_to: info.envelope.to.map(String) }
+          yield* write(
+            path.join(directory, emlEnvelopeFileName(mail.messageId)),
+            new TextEncoder().encode(`${JSON.stringify(envelope, null, 2)}\n`)
+          )
           yield* write(file, info.message as Buffer)
-          return { accepted: info.envelope.to.map(String), rejected: [], response: file }
+          return { accepted: envelope.rcpt_to, rejected: [], response: file }
         })
     })
   })
