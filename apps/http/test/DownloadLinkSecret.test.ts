@@ -11,7 +11,7 @@ import { TestDatabaseLive } from "./support/TestDatabase.js"
 
 const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), "hd-link-secret-"))
 const configured = "a-configured-signing-key"
-const TestLayer = PendingAttachments.Default.pipe(
+const TestLayer = PendingAttachments.DefaultWithoutDependencies.pipe(
   Layer.provide(fileBlobStoreLayer(blobRoot).pipe(Layer.provide(NodeFileSystem.layer))),
   Layer.provideMerge(TestDatabaseLive),
   Layer.provide(Layer.setConfigProvider(ConfigProvider.fromJson({ ATTACHMENT_URL_SECRET: configured })))

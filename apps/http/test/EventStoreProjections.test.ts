@@ -432,7 +432,7 @@ describe("ticket read models", () => {
 
           const loaded = yield* Effect.flatMap(PostgresTicketStore, (tickets) =>
             tickets.transaction(tickets.load(ticketId))
-          ).pipe(Effect.provide(PostgresTicketStore.Default))
+          ).pipe(Effect.provide(PostgresTicketStore.DefaultWithoutDependencies))
           expect([loaded.source, loaded.eventsRead, loaded.version]).toEqual(["snapshot", behind, recorded.length])
           expect(toJsonValue(loaded.state)).toEqual(full)
         })

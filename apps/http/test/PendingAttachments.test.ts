@@ -11,7 +11,7 @@ import type { Caller } from "../src/Auth/CurrentCaller.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
 const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), "hd-pending-"))
-const TestLayer = PendingAttachments.Default.pipe(
+const TestLayer = PendingAttachments.DefaultWithoutDependencies.pipe(
   Layer.provide(fileBlobStoreLayer(blobRoot).pipe(Layer.provide(NodeFileSystem.layer))),
   Layer.provideMerge(TestDatabaseLive)
 )

@@ -29,7 +29,7 @@ const blobRoot = fs.mkdtempSync(path.join(os.tmpdir(), "hd-replicas-"))
 const blobExists = (id: string) => fs.existsSync(path.join(blobRoot, id.slice(0, 2), id))
 
 /** Both replicas keep files in one place (a shared volume), as they must to serve each other's uploads. */
-const SharedBlobAttachments = PendingAttachments.Default.pipe(
+const SharedBlobAttachments = PendingAttachments.DefaultWithoutDependencies.pipe(
   Layer.provide(fileBlobStoreLayer(blobRoot).pipe(Layer.provide(NodeFileSystem.layer)))
 )
 

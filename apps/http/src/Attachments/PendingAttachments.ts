@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Layer, Redacted, Schema, type Stream } from "effect"
+import { Config, Duration, Effect, Redacted, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { absoluteUrl } from "../Http/Links.js"
 import { AttachmentClaimRefused, type ClaimedAttachment, type ClaimProblem, safeFileName } from "./Attachment.js"
@@ -63,6 +63,7 @@ export const callerKey = (caller: Caller): string =>
  * creation of the same organization and caller, atomically with its events. Unclaimed uploads expire.
  */
 export class PendingAttachments extends Effect.Service<PendingAttachments>()("@helpdesk/http/PendingAttachments", {
+  dependencies: [BlobStoreLive],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const blobs = yield* BlobStore
@@ -267,4 +268,4 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
 }) {}
 
 /** {@link PendingAttachments} over the service's {@link BlobStoreLive}; needs the `SqlClient`. */
-export const PendingAttachmentsLive = PendingAttachments.Default.pipe(Layer.provide(BlobStoreLive))
+export const PendingAttachmentsLive = PendingAttachments.Default

@@ -71,6 +71,7 @@ const dependsOn = (caller: Caller) =>
  * connects or loses its connection, everything is forgotten (changes may have been missed).
  */
 export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/Auth/AuthCache", {
+  dependencies: [],
   scoped: Effect.gen(function* () {
     const capacity = yield* Config.integer("AUTH_CACHE_SIZE").pipe(Config.withDefault(10_000))
     const { pool, namedStatements } = yield* PgPool

@@ -54,6 +54,7 @@ export class DuplicateExceptionDate {
  * `HH:MM:SS`. SQL failures are defects.
  */
 export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()("@helpdesk/http/BusinessHoursStore", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

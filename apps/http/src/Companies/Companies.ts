@@ -52,6 +52,7 @@ type CompanyWriteError = CompanyNameTaken | EmailDomainsTaken | AssigneeNotMembe
  * and e-mail domains unique in the organization (docs/decisions/0553-companies.md).
  */
 export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Companies/Companies", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

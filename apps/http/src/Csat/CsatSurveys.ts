@@ -25,6 +25,7 @@ interface SurveyRow {
  * `enable_csat`, answered once through the link's token. Runs in the caller's transaction; SQL failures are defects.
  */
 export class CsatSurveys extends Effect.Service<CsatSurveys>()("@helpdesk/http/Csat/CsatSurveys", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const baseUrl = yield* publicBaseUrl

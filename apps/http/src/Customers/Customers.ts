@@ -64,6 +64,7 @@ export interface CustomerFilter {
  * company of the same organization (docs/decisions/0552-customers.md).
  */
 export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Customers/Customers", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

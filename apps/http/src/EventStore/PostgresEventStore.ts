@@ -63,6 +63,8 @@ const checkpointAfter = (events: ReadonlyArray<RecordedEvent>, fallback: GlobalC
  * Database failures are defects: the port's error channel holds only what a caller can act on.
  */
 export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@helpdesk/http/PostgresEventStore", {
+  // Its `InlineProjections` are chosen where it is built (the service: the ticket read models; tests: their own).
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const projections = yield* InlineProjections

@@ -16,7 +16,7 @@ import {
 import { type DateTime, Effect, Either, Layer } from "effect"
 import { waitingSinceAfter } from "../Tickets/ReadModel/WaitingSince.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
-import { PostgresEventStore } from "./PostgresEventStore.js"
+import { PostgresEventStore, PostgresEventStoreLive } from "./PostgresEventStore.js"
 import { decodeSnapshot, emptyFold, snapshotVersionAfter, type TicketFold } from "./TicketSnapshot.js"
 
 /** Where a load found the ticket's state before reading the events after it. */
@@ -72,6 +72,7 @@ const isFold = (loaded: LoadedTicket): loaded is LoadedFold => "snapshotVersion"
  *   evolve it with the new events (and write a snapshot when one is due) without reading the stream.
  */
 export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()("@helpdesk/http/PostgresTicketStore", {
+  dependencies: [PostgresEventStoreLive],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const events = yield* PostgresEventStore

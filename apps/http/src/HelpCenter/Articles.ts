@@ -54,6 +54,7 @@ const toArticle = (row: ArticleRow): Article => ({
  * first time the article is published and kept afterwards, also when it goes back to draft.
  */
 export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCenter/Articles", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -77,6 +77,7 @@ const toArticleNode = (row: ArticleNodeRow): ArticleNode & { readonly collection
 
 /** Help-center collections of organizations: the flat list, the tree, and writes that keep the tree a tree. */
 export class Collections extends Effect.Service<Collections>()("@helpdesk/http/HelpCenter/Collections", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -53,6 +53,7 @@ const isUniqueViolation = (error: SqlError.SqlError, constraint?: string) => {
  * derived from the e-mail prefix (docs/decisions/0551-inboxes.md).
  */
 export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/Inboxes", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const domain = yield* Config.string("INBOX_EMAIL_DOMAIN").pipe(

@@ -28,6 +28,7 @@ const MAX_MERGE_HOPS = 5
  * optimistic-concurrency race fails, so the caller can try again later.
  */
 export class DeliveryRecorder extends Effect.Service<DeliveryRecorder>()("@helpdesk/http/Mail/DeliveryRecorder", {
+  dependencies: [TicketCommands.Default],
   effect: Effect.gen(function* () {
     const commands = yield* TicketCommands
 

@@ -116,6 +116,7 @@ const columnsOf = (changes: OrganizationChanges): Record<string, unknown> => {
 
 /** Organizations: stored settings and the lists a caller may see. */
 export class Organizations extends Effect.Service<Organizations>()("@helpdesk/http/Organizations/Organizations", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -119,6 +119,7 @@ export const toPresetFilter = (filter: StoredPresetFilter): PresetFilter => ({
  * organization-shared ones). Who may change what is decided in `Permissions.ts`.
  */
 export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/http/PresetFilters/PresetFilters", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -21,6 +21,7 @@ const toTag = (row: TagRow): Tag => ({ id: Number(row.id), name: row.name, color
 
 /** Ticket tags of organizations: names unique per organization ignoring case (docs/decisions/0554-tags.md). */
 export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

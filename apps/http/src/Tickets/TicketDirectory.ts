@@ -13,6 +13,7 @@ import { Tags } from "../Tags/Tags.js"
  * scoped to the organization: another organization's id is "not found".
  */
 export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdesk/http/Tickets/TicketDirectory", {
+  dependencies: [Customers.Default, Inboxes.Default, Tags.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const inboxes = yield* Inboxes

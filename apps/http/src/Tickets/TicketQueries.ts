@@ -85,6 +85,7 @@ export interface TicketSearch {
  * organization's ticket is not found.
  */
 export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/http/Tickets/TicketQueries", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const pool = yield* PgPool.PgPool

@@ -1,6 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { PendingAttachments } from "../Attachments/PendingAttachments.js"
+import { PendingAttachments, PendingAttachmentsLive } from "../Attachments/PendingAttachments.js"
 import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
 import { attachmentIdsOf, type DownloadUrls, renderTicket } from "./TicketWire.js"
 
@@ -8,6 +8,7 @@ const NO_URLS: DownloadUrls = new Map()
 
 /** Wire answers built from stored ticket and message views: their attachments' signed links, the ticket's body. */
 export class TicketResponses extends Effect.Service<TicketResponses>()("@helpdesk/http/Tickets/TicketResponses", {
+  dependencies: [PendingAttachmentsLive],
   effect: Effect.gen(function* () {
     const attachments = yield* PendingAttachments
 

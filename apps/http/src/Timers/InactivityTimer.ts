@@ -59,6 +59,7 @@ const stillWaiting = (ticket: Ticket): boolean =>
  * row, one commit per batch.
  */
 export class InactivityTimer extends Effect.Service<InactivityTimer>()("@helpdesk/http/Timers/InactivityTimer", {
+  dependencies: [TicketCommands.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const commands = yield* TicketCommands

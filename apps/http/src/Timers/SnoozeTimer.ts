@@ -31,6 +31,8 @@ export interface DueSnooze {
  * `TicketUnsnoozed` per snooze, however many replicas sweep and whatever crashes in between.
  */
 export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/Timers/SnoozeTimer", {
+  // The `TicketStore` port is the ticket services' (`TicketServicesLive`), as the `SqlClient` is the database's.
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const store = yield* TicketStore

@@ -25,6 +25,7 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 
 /** Users, identified by e-mail address. */
 export class Users extends Effect.Service<Users>()("@helpdesk/http/Users/Users", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
