@@ -132,7 +132,9 @@ const run = Effect.gen(function* () {
       Layer.provide(Layer.succeedContext(context))
     )
   )
-  const feedContext = yield* Layer.build(EventFeed.Default.pipe(Layer.provide(Layer.succeedContext(store))))
+  const feedContext = yield* Layer.build(
+    EventFeed.Default.pipe(Layer.provide(Layer.succeedContext(store)), Layer.provide(Layer.succeedContext(context)))
+  )
 
   yield* Effect.gen(function* () {
     const server = yield* HttpServer.HttpServer

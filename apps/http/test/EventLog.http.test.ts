@@ -286,6 +286,11 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
         repeated.body.results.map((e: Json) => e.type),
         ["TicketCreated", "TicketCreated", "TicketActivated"]
       )
+      // `after=now`: nothing yet, and the cursor of the organization's last event.
+      const now = yield* feed(org, "?after=now")
+      assert.strictEqual(now.status, 200, now.text)
+      assert.deepStrictEqual(now.body.results, [])
+      assert.strictEqual(now.body.cursor, all.events[all.events.length - 1].cursor)
       // A cursor is only a position: another organization's cursor shows this organization's events after it.
       const foreign = yield* feed(org, `?after=${theirsRead.cursor}`)
       assert.isTrue(foreign.body.results.every((e: Json) => e.ticket_id === a.id || e.ticket_id === b.id))
@@ -353,7 +358,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
       assert.isBelow(waited, 5000)
 
       const waiting = yield* Effect.fork(
-        Effect.map(feed(org, `?after=${end}&wait=30`), (response) => ({ response, at: Date.now() }))
+        Effect.map(feed(org, "?after=now&wait=30"), (response) => ({ response, at: Date.now() }))
       )
       yield* Effect.sleep("700 millis")
       const written = Date.now()

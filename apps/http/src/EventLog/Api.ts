@@ -65,7 +65,9 @@ export class EventLogApi extends HttpApiGroup.make("events")
       .setPath(OrganizationPath)
       .setUrlParams(
         Schema.Struct({
-          after: Query.param("A `cursor` from an earlier answer; absent: from the beginning. Malformed → 400."),
+          after: Query.param(
+            "A `cursor` from an earlier answer; `now`: only events from now on; absent: from the beginning. Malformed → 400."
+          ),
           types: typesParam,
           wait: Query.param(
             `Seconds (0–${FEED_MAX_WAIT_SECONDS}) to wait for an event when there is none yet; the answer comes as soon as one is there.`

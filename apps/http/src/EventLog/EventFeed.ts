@@ -1,4 +1,5 @@
-import type { GlobalCheckpoint } from "@helpdesk/domain"
+import { SqlClient } from "@effect/sql"
+import { type GlobalCheckpoint, GlobalCheckpointStart } from "@helpdesk/domain"
 import { Duration, Effect } from "effect"
 import { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
 import { encodeCursor } from "./Cursor.js"
@@ -37,6 +38,7 @@ export const FEED_POLL_INTERVAL = Duration.millis(200)
 export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/EventLog/EventFeed", {
   effect: Effect.gen(function* () {
     const store = yield* PostgresEventStore
+    const sql = yield* SqlClient.SqlClient
 
     /** One read: the visible events of the next `limit` of the organization's log. */
     const readOnce = (request: FeedRequest, from: GlobalCheckpoint) =>
@@ -63,6 +65,23 @@ export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/Event
       )
 
     /**
+     * Where the organization's log ends now: the last event no running transaction can precede (or the start).
+     * Every event that shows later sorts after it (its transaction id is at or above the snapshot's xmin).
+     */
+    const end = (organizationId: number): Effect.Effect<GlobalCheckpoint> =>
+      sql<{ transactionId: string; globalPosition: string }>`
+        SELECT transaction_id, global_position FROM hd_events
+        WHERE organization_id = ${organizationId} AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY transaction_id DESC, global_position DESC LIMIT 1`.pipe(
+        Effect.map((rows) =>
+          rows[0] === undefined
+            ? GlobalCheckpointStart
+            : { transactionId: BigInt(rows[0].transactionId), globalPosition: BigInt(rows[0].globalPosition) }
+        ),
+        Effect.orDie
+      )
+
+    /**
      * The next page after `request.after`. With a `wait`, an empty answer waits for events, looking every
      * {@link FEED_POLL_INTERVAL}, and answers as soon as one is visible (or empty when the wait is over).
      */
@@ -81,6 +100,6 @@ export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/Event
         }
       }).pipe(Effect.withSpan("EventFeed.page"))
 
-    return { page } as const
+    return { page, end } as const
   })
 }) {}

@@ -15,7 +15,8 @@ export const EVENT_TYPES: ReadonlyArray<string> = Object.keys(ticketEventClasses
 
 /** A parsed feed query. */
 export interface FeedQuery {
-  readonly after: GlobalCheckpoint
+  /** Where to start; `"now"`: after the last event visible now (only what comes next). */
+  readonly after: GlobalCheckpoint | "now"
   readonly limit: number
   readonly types: ReadonlyArray<string> | undefined
   readonly wait: Duration.Duration
@@ -50,7 +51,7 @@ const listOf = (value: string | ReadonlyArray<string> | undefined): ReadonlyArra
 }
 
 /**
- * Parses the feed's query: `after` (a cursor, 400 when it is not one of ours), `page_size` (as pagination:
+ * Parses the feed's query: `after` (a cursor, or `now`; 400 when it is not one of ours), `page_size` (as pagination:
  * a positive integer, clamped), `types` (known event types), `wait` (0 to {@link FEED_MAX_WAIT_SECONDS}).
  * Every offending parameter is reported at once.
  */
@@ -62,8 +63,9 @@ export const parseFeedQuery = (query: {
 }): Effect.Effect<FeedQuery, ValidationError> => {
   const errors: Record<string, ReadonlyArray<string>> = {}
   const add = (error: ValidationError) => Object.assign(errors, error.errors)
-  let after = GlobalCheckpointStart
-  if (query.after !== undefined && query.after !== "") {
+  let after: GlobalCheckpoint | "now" = GlobalCheckpointStart
+  if (query.after === "now") after = "now"
+  else if (query.after !== undefined && query.after !== "") {
     const decoded = decodeCursor(query.after)
     if (Either.isLeft(decoded)) errors.after = ["Invalid cursor. Pass a `cursor` the feed answered."]
     else after = decoded.right

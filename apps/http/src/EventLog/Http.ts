@@ -38,7 +38,7 @@ export const EventLogLive = HttpApiBuilder.group(Api, "events", (handlers) =>
           const query = yield* parseFeedQuery(urlParams)
           const page = yield* feed.page({
             organizationId: scope.organizationId,
-            after: query.after,
+            after: query.after === "now" ? yield* feed.end(scope.organizationId) : query.after,
             limit: query.limit,
             ...(query.types === undefined ? {} : { types: query.types }),
             wait: query.wait,
