@@ -36,6 +36,8 @@ export const FEED_POLL_INTERVAL = Duration.millis(200)
  * Events the reader may not see (internal notes) are left out, and the cursor moves past them.
  */
 export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/EventLog/EventFeed", {
+  // Its `PostgresEventStore` is the service's (`TicketServicesLive`), with the ticket read models inline.
+  dependencies: [],
   effect: Effect.gen(function* () {
     const store = yield* PostgresEventStore
     const sql = yield* SqlClient.SqlClient

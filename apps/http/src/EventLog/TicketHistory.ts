@@ -28,6 +28,8 @@ const changeWire = (change: FieldChange): ChangeWire => ({
  * carried messages); the source's own events stay in the source's history (decision 0306).
  */
 export class TicketHistory extends Effect.Service<TicketHistory>()("@helpdesk/http/EventLog/TicketHistory", {
+  // Its `PostgresEventStore` is the service's (`TicketServicesLive`), with the ticket read models inline.
+  dependencies: [],
   effect: Effect.gen(function* () {
     const store = yield* PostgresEventStore
 
