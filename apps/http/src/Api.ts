@@ -9,6 +9,7 @@ import { HealthApi } from "./Health/Api.js"
 import { HelpCenterApi } from "./HelpCenter/Api.js"
 import { Wire } from "./Http/Errors.js"
 import { API_LICENSE, API_VERSION, documentContract } from "./Http/OpenApiContract.js"
+import { InboundMailApi } from "./InboundMail/Api.js"
 import { InboxesApi } from "./Inboxes/Api.js"
 import { MailTrackingApi } from "./Mail/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
@@ -95,6 +96,7 @@ export class Api extends HttpApi.make("helpdesk")
   .add(MembersApi)
   .add(PersonalTokensApi)
   .add(EventLogApi)
+  .add(InboundMailApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)
   .addError(Wire.NotFound)

@@ -31,6 +31,8 @@ import { QueryTextChecked } from "./Http/Query.js"
 import { RedactingTracerLive } from "./Http/Redaction.js"
 import { observeRequests } from "./Http/RequestLog.js"
 import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
+import { InboundMailHttpLive } from "./InboundMail/Http.js"
+import { SmtpInboundLive } from "./InboundMail/SmtpListener.js"
 import { InboxesLive } from "./Inboxes/Http.js"
 import { Inboxes } from "./Inboxes/Inboxes.js"
 import { MailTrackingLive } from "./Mail/Http.js"
@@ -89,7 +91,8 @@ export const GroupsLive = Layer.mergeAll(
   CsatLive,
   MembersLive,
   PersonalTokensLive,
-  EventLogLive.pipe(Layer.provide(EventLogServicesLive))
+  EventLogLive.pipe(Layer.provide(EventLogServicesLive)),
+  InboundMailHttpLive
 )
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */
@@ -179,6 +182,8 @@ export const ServerLive = (options: {
           // spans of the requests answered while stopping are still flushed.
           Layer.provide(Option.getOrElse(exporter, () => Layer.empty)),
           Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
+          // Inbound mail over SMTP when `SMTP_INBOUND_PORT` is set (decision 0751): with the HTTP listener.
+          Layer.merge(SmtpInboundLive.pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive))),
           HttpServer.withLogAddress
         ),
         createHttpServer,

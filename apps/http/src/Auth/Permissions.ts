@@ -63,6 +63,11 @@ export const PERMISSIONS = {
     endpoints:
       "`POST pending-attachments/`, `POST tickets/{id}/attachments/` (as `tickets.write`: uploads are attached)"
   },
+  "inbound_mail.deliver": {
+    roles: ["token"],
+    endpoints: "`POST /inbound/email/` (not under an organization: the integration token's own)",
+    denied: "deliver inbound e-mail"
+  },
   "customers.read": { roles: EVERYONE, endpoints: "`GET customers/`, `GET customers/{id}/`" },
   "customers.write": { roles: TICKET_WORKERS, endpoints: "`POST customers/`, `PATCH customers/{id}/`" },
   "companies.read": {

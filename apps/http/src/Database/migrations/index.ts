@@ -17,6 +17,7 @@ import csatSurveys from "./0072_csat_surveys.js"
 import redactSentSurveyLinks from "./0073_redact_sent_survey_links.js"
 import authChangedNotifications from "./0081_auth_changed_notifications.js"
 import ticketSnapshots from "./0082_ticket_snapshots.js"
+import inboundMail from "./0091_inbound_mail.js"
 import ticketSearch from "./0093_ticket_search.js"
 import eventOrganizations from "./0096_event_organizations.js"
 
@@ -42,6 +43,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0073_redact_sent_survey_links": redactSentSurveyLinks,
   "0081_auth_changed_notifications": authChangedNotifications,
   "0082_ticket_snapshots": ticketSnapshots,
+  "0091_inbound_mail": inboundMail,
   "0093_ticket_search": ticketSearch,
   "0096_event_organizations": eventOrganizations
 }
