@@ -37,7 +37,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Members: "The people of an organization (the ids `assignee_id` takes) and their roles: add, change, remove.",
   "Personal tokens": "The calling person's own API tokens: create (the secret shown once), list, revoke.",
   Events:
-    "The event log as a product: the organization's change feed (every ticket event once, in order, from a cursor, optionally long-polling) and a ticket's history with readable changes."
+    "The event log as a product: the organization's change feed (every ticket event once, in order, from a cursor, optionally long-polling) and a ticket's history with readable changes.",
+  "Inbound e-mail": "Raw e-mail forwarded by a mail provider's inbound webhook, filed on tickets (integration tokens)."
 }
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, required: true, schema })
