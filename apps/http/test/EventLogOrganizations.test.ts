@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { ExpectedVersion, GlobalCheckpointStart, type RecordedEvent } from "@helpdesk/domain"
 import { Deferred, Effect, Exit, Fiber } from "effect"
+import eventOrganizations from "../src/Database/migrations/0096_event_organizations.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
 import {
   appendTo,
@@ -85,6 +86,40 @@ describe("events tied to organizations (migration 0096)", () => {
           )
         )
         expect(plan.map((r) => Object.values(r).join("")).join("\n")).toContain("hd_events_organization_log_idx")
+      })
+    )
+  })
+})
+
+describe("migration 0096 on a log written before it", () => {
+  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+    it.effect("fills in every stored event's organization and the stream's, then appends keep it", () =>
+      Effect.gen(function* () {
+        const store = yield* PostgresEventStore
+        const sql = yield* SqlClient.SqlClient
+        const one = freshStream("ticket")
+        const none = freshStream("other")
+        yield* store.append([appendTo(one, ExpectedVersion.noStream, [createdIn(301), newEvent("Later")])])
+        yield* store.append([appendTo(none, ExpectedVersion.noStream, [newEvent("X")])])
+        // Back to the schema before 0096 (its function, column and index gone), then the migration again.
+        yield* sql`DROP INDEX hd_events_organization_log_idx`
+        yield* sql`ALTER TABLE hd_events DROP COLUMN organization_id`
+        yield* sql`ALTER TABLE hd_streams DROP COLUMN organization_id`
+        yield* sql`DROP FUNCTION hd_organization_of(jsonb)`
+        yield* eventOrganizations
+        const rows = yield* sql<{ streamId: string; organizationId: string | null }>`
+          SELECT stream_id, organization_id FROM hd_events WHERE stream_id IN (${one}, ${none}) ORDER BY global_position`
+        expect(rows.map((r) => [r.streamId, r.organizationId === null ? null : Number(r.organizationId)])).toEqual([
+          [one, 301],
+          [one, 301],
+          [none, null]
+        ])
+        const third = newEvent("Third")
+        yield* store.append([appendTo(one, ExpectedVersion.exact(2), [third])])
+        expect((yield* organizationLog(301)).map((e) => e.type)).toEqual(["Created", "Later", "Third"])
+        // Still append-only once filled in.
+        const update = yield* Effect.exit(sql`UPDATE hd_events SET organization_id = 1 WHERE stream_id = ${one}`)
+        expect(update._tag).toBe("Failure")
       })
     )
   })
