@@ -32,6 +32,9 @@ const TestLayer = Layer.mergeAll(InboundSmtpLive, BlobStoreLive).pipe(Layer.prov
 
 const ReadReceiptsLive = ReadReceipts.Default.pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive))
 
+// Tests that move several 70 MB messages: minutes on a loaded machine with the embedded database.
+const HEAVY = 600_000
+
 type Way = "smtp" | "http"
 
 let counter = 0
@@ -550,43 +553,47 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         assert.isFalse(tooLong.accepted)
         assert.strictEqual((tooLong as { code: number }).code, 552)
         assert.strictEqual((yield* ticketsOf(org)).filter((one) => one.customer.email === sender).length, 0)
-      })
+      }),
+    HEAVY
   )
 
-  it.scoped("http: an attachment of exactly 50 MB is taken, one byte more is 413; HTML attachments 400", () =>
-    Effect.gen(function* () {
-      const { org } = yield* setup
-      const sender = Fixtures.uniqueEmail("edge")
-      const withFile = (bytes: number, filename = "data.bin", contentType = "application/octet-stream") =>
-        mail({
-          from: sender,
-          to: addressOf(org, "desk"),
-          subject: "A file",
-          text: "See attached.",
-          messageId: messageId("file"),
-          attachments: [{ filename, content: bigFile(bytes), contentType }]
+  it.scoped(
+    "http: an attachment of exactly 50 MB is taken, one byte more is 413; HTML attachments 400",
+    () =>
+      Effect.gen(function* () {
+        const { org } = yield* setup
+        const sender = Fixtures.uniqueEmail("edge")
+        const withFile = (bytes: number, filename = "data.bin", contentType = "application/octet-stream") =>
+          mail({
+            from: sender,
+            to: addressOf(org, "desk"),
+            subject: "A file",
+            text: "See attached.",
+            messageId: messageId("file"),
+            attachments: [{ filename, content: bigFile(bytes), contentType }]
+          })
+        const over = yield* postMail(org, yield* withFile(MAX_UPLOAD_BYTES + 1))
+        assert.strictEqual(over.status, 413, over.text)
+        assert.deepStrictEqual(over.body, {
+          detail: `Attachment "data.bin" is too large. The limit is 50 MB (52,428,800 bytes).`
         })
-      const over = yield* postMail(org, yield* withFile(MAX_UPLOAD_BYTES + 1))
-      assert.strictEqual(over.status, 413, over.text)
-      assert.deepStrictEqual(over.body, {
-        detail: `Attachment "data.bin" is too large. The limit is 50 MB (52,428,800 bytes).`
-      })
-      const html = yield* postMail(org, yield* withFile(10, "page.html", "text/html"))
-      assert.strictEqual(html.status, 400, html.text)
-      assert.include(html.body.detail, "HTML and SVG")
-      assert.strictEqual((yield* ticketsOf(org)).filter((one) => one.customer.email === sender).length, 0)
+        const html = yield* postMail(org, yield* withFile(10, "page.html", "text/html"))
+        assert.strictEqual(html.status, 400, html.text)
+        assert.include(html.body.detail, "HTML and SVG")
+        assert.strictEqual((yield* ticketsOf(org)).filter((one) => one.customer.email === sender).length, 0)
 
-      const edge = yield* postMail(org, yield* withFile(MAX_UPLOAD_BYTES))
-      assert.strictEqual(edge.status, 200, edge.text)
-      const t = (yield* readTicket(org, edge.body.ticket_id)).body
-      assert.strictEqual(t.attachments[0].size, MAX_UPLOAD_BYTES)
+        const edge = yield* postMail(org, yield* withFile(MAX_UPLOAD_BYTES))
+        assert.strictEqual(edge.status, 200, edge.text)
+        const t = (yield* readTicket(org, edge.body.ticket_id)).body
+        assert.strictEqual(t.attachments[0].size, MAX_UPLOAD_BYTES)
 
-      const huge = yield* postMail(org, Buffer.alloc(MAX_MESSAGE_BYTES + 1, "a"))
-      assert.strictEqual(huge.status, 413, huge.text)
-      assert.deepStrictEqual(huge.body, {
-        detail: `The message is too large. The limit is 72 MB (${MAX_MESSAGE_BYTES.toLocaleString("en")} bytes).`
-      })
-    })
+        const huge = yield* postMail(org, Buffer.alloc(MAX_MESSAGE_BYTES + 1, "a"))
+        assert.strictEqual(huge.status, 413, huge.text)
+        assert.deepStrictEqual(huge.body, {
+          detail: `The message is too large. The limit is 72 MB (${MAX_MESSAGE_BYTES.toLocaleString("en")} bytes).`
+        })
+      }),
+    HEAVY
   )
 
   it.scoped("http: only integration tokens deliver, only message/rfc822, and a body that is no mail is 400", () =>
