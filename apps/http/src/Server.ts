@@ -15,7 +15,6 @@ import { CompaniesLive } from "./Companies/Http.js"
 import { CsatLive } from "./Csat/Http.js"
 import { Customers } from "./Customers/Customers.js"
 import { CustomersLive } from "./Customers/Http.js"
-import { EventLogServicesLive } from "./EventLog/EventLogServices.js"
 import { EventLogLive } from "./EventLog/Http.js"
 import { HealthLive } from "./Health/Http.js"
 import { MetricsLive } from "./Health/Metrics.js"
@@ -91,7 +90,7 @@ export const GroupsLive = Layer.mergeAll(
   CsatLive,
   MembersLive,
   PersonalTokensLive,
-  EventLogLive.pipe(Layer.provide(EventLogServicesLive)),
+  EventLogLive,
   InboundMailHttpLive
 )
 
@@ -99,9 +98,7 @@ export const GroupsLive = Layer.mergeAll(
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(GroupsLive),
   Layer.provide(ServiceAuthLive),
-  Layer.provide(ServiceTokenPresentedLive),
-  Layer.provide(TicketServicesLive),
-  Layer.provide(ServicesLive)
+  Layer.provide(ServiceTokenPresentedLive)
 )
 
 const apiRoutes: Array<{ method: string; path: string }> = []
@@ -141,8 +138,8 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
     Layer.provide(DecodeErrorsAsFieldErrors),
     Layer.provide(QueryTextChecked),
     Layer.provide(ApiLive),
-    Layer.provide(TicketServicesLive),
-    Layer.provide(ServicesLive)
+    // What `GET ticket` before routing reads with (the `tickets` group's own services).
+    Layer.provide(TicketServicesLive)
   )
   return options.tracing === true
     ? app.pipe(Layer.provide(RedactingTracerLive))
@@ -161,7 +158,7 @@ export const WorkersLive = Layer.mergeAll(
   MailWorkerLive,
   SnoozeTimerLive,
   InactivityTimerLive
-).pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive))
+).pipe(Layer.provide(TicketServicesLive))
 
 /**
  * The service listening on `host:port` (port 0: any free port). On shutdown it stops accepting and answers what is

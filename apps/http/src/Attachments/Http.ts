@@ -1,7 +1,7 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { Effect, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
@@ -17,7 +17,7 @@ import { parseIntegerId } from "../Http/PathParams.js"
 import { created } from "../Http/Responses.js"
 import { AttachmentView } from "./Attachment.js"
 import { incomingFile } from "./MultipartUpload.js"
-import { MAX_UPLOAD_BYTES, PendingAttachments } from "./PendingAttachments.js"
+import { MAX_UPLOAD_BYTES, PendingAttachments, PendingAttachmentsLive } from "./PendingAttachments.js"
 import { makeUploadCollector } from "./UploadMemory.js"
 
 const FIELD = "file_upload"
@@ -140,7 +140,7 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, PendingAttachmentsLive]))
 
 /** Handlers of the `downloads` group. */
 export const DownloadsLive = HttpApiBuilder.group(Api, "downloads", (handlers) =>
@@ -166,4 +166,4 @@ export const DownloadsLive = HttpApiBuilder.group(Api, "downloads", (handlers) =
       )
     )
   })
-)
+).pipe(Layer.provide([PendingAttachmentsLive]))

@@ -46,7 +46,7 @@ export const ServiceAuthLive = Layer.effect(
       }
     })
   })
-)
+).pipe(Layer.provide(Tokens.Default))
 
 /** The digest of a well-formed `X-Service-Token`, not yet looked up (see {@link ServiceTokenPresented}). */
 export class PresentedToken extends Context.Tag("@helpdesk/http/Auth/PresentedToken")<

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { addFieldError, type FieldErrors, NotFound, ValidationError } from "../Http/Errors.js"
@@ -113,4 +113,4 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, BusinessHours.Default, BusinessHoursExceptions.Default]))

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { CustomerOrdering, Customers } from "../Customers/Customers.js"
@@ -104,4 +104,4 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Companies.Default, Customers.Default]))

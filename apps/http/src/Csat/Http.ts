@@ -1,12 +1,13 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { RecordCsatResponse } from "@helpdesk/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { Api } from "../Api.js"
 import { Conflict, NotFound } from "../Http/Errors.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { TicketCommands } from "../Tickets/TicketCommands.js"
 import { toHttpError } from "../Tickets/TicketHttpErrors.js"
 import { TicketQueries } from "../Tickets/TicketQueries.js"
+import { TicketServicesLive } from "../Tickets/TicketServices.js"
 import { answeredPage, surveyPage } from "./CsatPage.js"
 import { CsatAnswer, CsatSurveyView } from "./CsatSurvey.js"
 import { type CsatSurvey, CsatSurveys } from "./CsatSurveys.js"
@@ -87,4 +88,4 @@ export const CsatLive = HttpApiBuilder.group(Api, "csat", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([CsatSurveys.Default, TicketServicesLive]))

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import type { CompanyNotFound } from "../Companies/CompanyErrors.js"
@@ -116,4 +116,4 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Customers.Default]))

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Api } from "../Api.js"
 import type { Role } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
@@ -8,8 +8,10 @@ import { NotFound } from "../Http/Errors.js"
 import { requestUrl } from "../Http/Links.js"
 import * as Pagination from "../Http/Pagination.js"
 import { parseIntegerId } from "../Http/PathParams.js"
+import { TicketServicesLive } from "../Tickets/TicketServices.js"
 import { encodeCursor } from "./Cursor.js"
 import { EventFeed } from "./EventFeed.js"
+import { EventLogServicesLive } from "./EventLogServices.js"
 import type { Visibility } from "./EventWire.js"
 import { parseFeedQuery } from "./FeedQuery.js"
 import { TicketHistory } from "./TicketHistory.js"
@@ -65,4 +67,4 @@ export const EventLogLive = HttpApiBuilder.group(Api, "events", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, EventLogServicesLive, TicketServicesLive]))

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
@@ -208,4 +208,4 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Articles.Default, Collections.Default]))

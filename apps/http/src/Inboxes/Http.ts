@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
@@ -74,4 +74,4 @@ export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Inboxes.Default]))

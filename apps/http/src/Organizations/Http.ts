@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
@@ -52,4 +52,4 @@ export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (han
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Organizations.Default]))

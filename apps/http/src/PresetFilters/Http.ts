@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
@@ -125,4 +125,4 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, PresetFilters.Default]))

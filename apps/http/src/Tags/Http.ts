@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
@@ -73,4 +73,4 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Tags.Default]))

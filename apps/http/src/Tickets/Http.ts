@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { messageView, type Ticket, ticketView } from "@helpdesk/domain"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, PUBLIC_ID_PATTERN } from "../Auth/OrganizationAccess.js"
@@ -29,6 +29,7 @@ import {
   TicketUpdate
 } from "./TicketRequests.js"
 import { TicketResponses } from "./TicketResponses.js"
+import { TicketServicesLive } from "./TicketServices.js"
 import { renderMessage, renderTicket } from "./TicketWire.js"
 
 const CRITERIA_PARAMS = [
@@ -356,7 +357,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, PresetFilters.Default, Tokens.Default, TicketServicesLive]))
 
 const dedupe = (emails: ReadonlyArray<string>): ReadonlyArray<string> => {
   const seen = new Set<string>()

@@ -13,10 +13,10 @@ import { TicketQueries } from "./TicketQueries.js"
 import { TicketResponses } from "./TicketResponses.js"
 
 /**
- * What the `tickets` group's handlers (and `GET ticket` before routing) use: ticket writes and reads over the PostgreSQL event store, with the ticket
- * read models as its inline projection. Needs the directory services (`Inboxes`, `Customers`, `Tags`), `PresetFilters`
- * and the `SqlClient`, which `ServicesLive` provides. `PendingAttachmentsLive` is the same layer value `ServicesLive`
- * uses, so one build shares one instance.
+ * What the `tickets` group's handlers (and `GET ticket` before routing) use: ticket writes and reads over the
+ * PostgreSQL event store, with the ticket read models as its inline projection. Needs only the `SqlClient` and the
+ * pool (each service brings its own dependencies). One layer value, so every group and worker that provides it
+ * shares one event store, one ticket store and its fold cache within a build.
  */
 export const TicketServicesLive = Layer.mergeAll(
   TicketQueries.Default,

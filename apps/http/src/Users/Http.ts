@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
@@ -125,7 +125,7 @@ export const MembersLive = HttpApiBuilder.group(Api, "members", (handlers) =>
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Memberships.Default, Users.Default, Tokens.Default]))
 
 /** Handlers of the `personalTokens` group: the calling person's own tokens, through the CLI's `Tokens` service. */
 export const PersonalTokensLive = HttpApiBuilder.group(Api, "personalTokens", (handlers) =>
@@ -185,4 +185,4 @@ export const PersonalTokensLive = HttpApiBuilder.group(Api, "personalTokens", (h
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, Memberships.Default, Users.Default, Tokens.Default]))
