@@ -383,5 +383,5 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
 
 /** {@link InboundMail} over the service's blob store; needs the ticket services and the `SqlClient`. */
 export const InboundMailLive = InboundMail.Default.pipe(
-  Layer.provide(Layer.mergeAll(BlobStoreLive, PendingAttachmentsLive))
+  Layer.provide(Layer.mergeAll(BlobStoreLive, PendingAttachmentsLive, Customers.Default))
 )
