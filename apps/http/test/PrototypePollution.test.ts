@@ -96,6 +96,8 @@ const attackerOrganization = Effect.gen(function* () {
   const company = created(yield* post(`${org.path}companies/`, { token, json: { name: "co" } }))
   const inbox = created(yield* post(`${org.path}inboxes/`, { token, json: { name: "i", email_prefix: "pp" } }))
   const tag = created(yield* post(`${org.path}tags/`, { token, json: { name: "t" } }))
+  const member = created(yield* post(`${org.path}members/`, { token, json: { email: Fixtures.uniqueEmail() } }))
+  const spareToken = created(yield* post(`${org.path}personal-tokens/`, { token, json: { name: "spare" } }))
   const first = yield* ticket(org)
   const closed = yield* ticket(org)
   yield* Effect.tap(
@@ -114,6 +116,8 @@ const attackerOrganization = Effect.gen(function* () {
     companies: company.id,
     inboxes: String(inbox.id),
     tags: String(tag.id),
+    members: String(member.id),
+    "personal-tokens": String(spareToken.id),
     tickets: String(first.id),
     exceptions: String(exception.id),
     csat: csat!
