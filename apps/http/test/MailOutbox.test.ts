@@ -91,6 +91,42 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       })
   )
 
+  it.scoped(
+    "a CC refused with 550 while To is accepted: sent, with the refused address and why, on ticket and message",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* organization
+        const smtp = yield* testSmtpServer({
+          onRcptTo: (address) =>
+            address.startsWith("gone-") ? { code: 550, message: "5.1.1 Mailbox unavailable" } : "accept"
+        })
+        const to = customer("partly")
+        const refusedCc = customer("gone")
+        const t = yield* ticket(org, { customer_email: to, external_recipient_emails: [refusedCc, "boss@example.com"] })
+        const reply = (yield* postMessage(org, t.id, { content: "Answer to all." })).body
+        const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+        assert.include(round, { sent: 2, failed: 0, recorded: 2 })
+        assert.strictEqual(smtp.to(to).length, 2)
+        assert.strictEqual(smtp.to(refusedCc).length, 0)
+        const after = (yield* readTicket(org, t.id)).body
+        assert.strictEqual(after.delivery_status, "sent")
+        assert.isNull(after.failed_at)
+        assert.include(after.delivery_failure_reason, refusedCc)
+        assert.include(after.delivery_failure_reason, "550")
+        assert.include(after.delivery_failure_reason, "Mailbox unavailable")
+        assert.notInclude(after.delivery_failure_reason, "boss@example.com")
+        const message = (yield* get(ticketPath(org, t.id, `messages/${reply.id}/`), { token: org.ownerToken })).body
+        assert.strictEqual(message.delivery_status, "sent")
+        assert.include(message.delivery_failure_reason, refusedCc)
+        // Fully delivered mail keeps an empty reason.
+        const clean = yield* ticket(org, { customer_email: customer("clean") })
+        yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
+        const cleanAfter = (yield* readTicket(org, clean.id)).body
+        assert.strictEqual(cleanAfter.delivery_status, "sent")
+        assert.strictEqual(cleanAfter.delivery_failure_reason, "")
+      })
+  )
+
   it.scoped("a 5xx rejection: failed with the server's reason in GET ticket; never retried", () =>
     Effect.gen(function* () {
       const org = yield* organization

@@ -5,7 +5,7 @@ import { SURVEY_TOKEN_PATTERN } from "../Csat/CsatToken.js"
 import { DEFAULT_INBOX_EMAIL_DOMAIN } from "../Inboxes/EmailPrefix.js"
 import { DeliveryRecorder, type DeliveryTarget } from "./DeliveryRecorder.js"
 import { MailComposer } from "./MailComposer.js"
-import { type MailSendFailed, MailTransport } from "./MailTransport.js"
+import { type MailSendFailed, MailTransport, type SendReceipt } from "./MailTransport.js"
 
 /** How the mail worker runs. Production reads them from the environment ({@link mailOutboxOptionsFromEnv}). */
 export interface MailOutboxOptions {
@@ -147,6 +147,16 @@ export class MailOutbox extends Context.Tag("@helpdesk/http/Mail/MailOutbox")<
   }
 >() {}
 
+/** `Refused by the mail server: a@x (550 …); b@y (…)`: which recipients a sent mail did not reach, and why. */
+export const refusedRecipients = (receipt: SendReceipt): string => {
+  const reasons = new Map((receipt.refusals ?? []).map((r) => [r.address.toLowerCase(), r.reason]))
+  const each = receipt.rejected.map((address) => {
+    const reason = reasons.get(address.toLowerCase()) ?? ""
+    return reason === "" ? address : `${address} (${reason})`
+  })
+  return `Refused by the mail server: ${each.join("; ")}`
+}
+
 /** Builds the {@link MailOutbox} with these options over the {@link MailTransport} in context. */
 export const makeMailOutbox = (options: MailOutboxOptions) =>
   Effect.gen(function* () {
@@ -283,11 +293,11 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
         if (yield* transport.alreadySent(row.rfcMessageId)) return yield* saveOutcome(row, "sent", "")
         const sent = yield* composer.compose(row, domain).pipe(Effect.flatMap(transport.send), Effect.either)
         if (Either.isRight(sent)) {
-          if (sent.right.rejected.length > 0)
-            yield* Effect.logWarning(
-              `Mail ${row.rfcMessageId}: sent, but the server refused ${sent.right.rejected.join(", ")}`
-            )
-          return yield* saveOutcome(row, "sent", "")
+          if (sent.right.rejected.length === 0) return yield* saveOutcome(row, "sent", "")
+          // Sent to the others: the refused recipients are reported beside `sent` (decision 0662).
+          const refused = refusedRecipients(sent.right)
+          yield* Effect.logWarning(`Mail ${row.rfcMessageId}: sent, but ${refused}`)
+          return yield* saveOutcome(row, "sent", refused)
         }
         const failure: MailSendFailed = sent.left
         if (failure.permanent) return yield* saveOutcome(row, "failed", failure.reason)

@@ -14,6 +14,8 @@ export interface SendReceipt {
   readonly accepted: ReadonlyArray<string>
   /** Recipients the server refused while others were accepted (the mail still went out). */
   readonly rejected: ReadonlyArray<string>
+  /** Why each of `rejected` was refused (the server's reply), when the transport knows it. */
+  readonly refusals?: ReadonlyArray<{ readonly address: string; readonly reason: string }>
   /** The server's last reply, or where the file was written. */
   readonly response: string
 }
@@ -103,6 +105,13 @@ export const smtpTransport = (url: string, options: { readonly maxConnections?: 
           Effect.map((info) => ({
             accepted: (info.accepted ?? []).map(String),
             rejected: (info.rejected ?? []).map(String),
+            refusals: (
+              (info as { rejectedErrors?: ReadonlyArray<NodemailerError & { recipient?: string }> }).rejectedErrors ??
+              []
+            ).map((e) => ({
+              address: String(e.recipient ?? ""),
+              reason: (e.response ?? e.message ?? "").replace(/\s+/g, " ").trim()
+            })),
             response: String(info.response ?? "")
           }))
         )

@@ -91,7 +91,10 @@ export const TicketWire = Schema.Struct({
   sent_at: NullableTimestamp,
   read_at: NullableTimestamp,
   failed_at: NullableTimestamp,
-  delivery_failure_reason: Schema.String,
+  delivery_failure_reason: Schema.String.annotations({
+    description:
+      "Short diagnostic: on `failed` why; on `sent` or `read`, when not empty, the recipients the server refused while it took the mail for the others (decision 0662). Not for branching."
+  }),
   description: Schema.String,
   description_html: Schema.String,
   sentiment_analysis_class: Sentiment,
@@ -126,7 +129,10 @@ export const MessageWire = Schema.Struct({
   sent_at: NullableTimestamp,
   read_at: NullableTimestamp,
   failed_at: NullableTimestamp,
-  delivery_failure_reason: Schema.String,
+  delivery_failure_reason: Schema.String.annotations({
+    description:
+      "Short diagnostic: on `failed` why; on `sent` or `read`, when not empty, the recipients the server refused while it took the mail for the others (decision 0662). Not for branching."
+  }),
   merged_from_ticket: Schema.NullOr(TicketRefWire),
   attachments: Schema.Array(AttachmentView),
   content: Schema.String,

@@ -300,7 +300,8 @@ const timerElapsed = (command: SnoozeTimerElapsed, state: Ticket): Decision => {
 }
 
 const reportDelivery = (command: ReportDelivery, state: Ticket): Decision => {
-  const reason = command.status === "failed" ? shortFailureReason(command.reason) : ""
+  // A reason on `sent` names the recipients the server refused while it took the mail for the others (0662).
+  const reason = command.status === "read" ? "" : shortFailureReason(command.reason)
   const base = { at: command.at, by: command.actor, status: command.status, reason }
   if (command.messageId === null) {
     const current = state.createEmailDelivery

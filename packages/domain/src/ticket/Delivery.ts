@@ -10,7 +10,13 @@ export const Delivery = Schema.Struct({
   sentAt: Schema.NullOr(Instant),
   readAt: Schema.NullOr(Instant),
   failedAt: Schema.NullOr(Instant),
-  failureReason: Schema.String
+  failureReason: Schema.String,
+  /**
+   * Recipients the server refused while it took the mail for the others (a `sent` report with a reason), and when:
+   * the earliest such report (decision 0662). Absent from deliveries recorded before it.
+   */
+  refusal: Schema.optionalWith(Schema.String, { default: () => "" }),
+  refusalAt: Schema.optionalWith(Schema.NullOr(Instant), { default: () => null })
 })
 export type Delivery = typeof Delivery.Type
 
@@ -20,7 +26,9 @@ export const pendingDelivery: Delivery = {
   sentAt: null,
   readAt: null,
   failedAt: null,
-  failureReason: ""
+  failureReason: "",
+  refusal: "",
+  refusalAt: null
 }
 
 /** Longest failure reason kept; providers send whole SMTP transcripts and the field is only diagnostic. */
@@ -52,14 +60,23 @@ export const applyDeliveryReport = (
     case "sent": {
       const sentAt = earliest(delivery.sentAt, at)
       const next = rank.sent > rank[delivery.status] ? "sent" : delivery.status
-      return sentAt === delivery.sentAt && next === delivery.status ? delivery : { ...delivery, status: next, sentAt }
+      // A reason on `sent`: some recipients were refused. The earliest such report is kept (ties: the smaller text).
+      const refused =
+        reason !== "" &&
+        (delivery.refusalAt === null ||
+          at.epochMillis < delivery.refusalAt.epochMillis ||
+          (at.epochMillis === delivery.refusalAt.epochMillis && reason < delivery.refusal))
+      if (sentAt === delivery.sentAt && next === delivery.status && !refused) return delivery
+      return refused
+        ? { ...delivery, status: next, sentAt, refusal: reason, refusalAt: at }
+        : { ...delivery, status: next, sentAt }
     }
     case "read": {
       const sentAt = earliest(delivery.sentAt, at)
       const readAt = earliest(delivery.readAt, at)
       if (sentAt === delivery.sentAt && readAt === delivery.readAt && delivery.status === "read") return delivery
-      // A failure recorded before the read receipt was wrong; the receipt clears it.
-      return { status: "read", sentAt, readAt, failedAt: null, failureReason: "" }
+      // A failure recorded before the read receipt was wrong; the receipt clears it (not the refused recipients).
+      return { ...delivery, status: "read", sentAt, readAt, failedAt: null, failureReason: "" }
     }
     case "failed": {
       if (delivery.status === "read") return delivery

@@ -23,7 +23,7 @@ export const ticketStreamType = "ticket"
  * ticket (a snapshot) made under another version is ignored and the stream folded again; bump it whenever the
  * state's shape, `evolve`, or an upcaster changes what a stream folds to.
  */
-export const TICKET_STATE_VERSION = 2
+export const TICKET_STATE_VERSION = 3
 
 /** A ticket stream folded: its state and the version an append must expect. */
 export interface LoadedTicket {

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import type { Delivery } from "./Delivery.js"
 import type { TicketEvent } from "./Events.js"
 import { evolveAll } from "./Evolve.js"
 import type { MessageState, Ticket, TicketState } from "./State.js"
@@ -115,6 +116,10 @@ export const MessageView = Schema.Struct({
 }).annotations({ identifier: "MessageView" })
 export interface MessageView extends Schema.Schema.Type<typeof MessageView> {}
 
+/** `delivery_failure_reason`: why the mail failed, else which recipients were refused (decision 0662), else empty. */
+const failureReasonOf = (delivery: Delivery | null): string =>
+  delivery === null ? "" : delivery.failureReason !== "" ? delivery.failureReason : delivery.refusal
+
 /** The ticket view of a ticket state. */
 export const ticketView = (t: Ticket): TicketView => ({
   id: t.id,
@@ -160,7 +165,7 @@ export const ticketView = (t: Ticket): TicketView => ({
   sentAt: t.createEmailDelivery?.sentAt ?? null,
   readAt: t.createEmailDelivery?.readAt ?? null,
   failedAt: t.createEmailDelivery?.failedAt ?? null,
-  deliveryFailureReason: t.createEmailDelivery?.failureReason ?? ""
+  deliveryFailureReason: failureReasonOf(t.createEmailDelivery)
 })
 
 /** The message view of one message of a ticket. */
@@ -188,7 +193,7 @@ export const messageView = (ticketId: number, m: MessageState): MessageView => (
   sentAt: m.delivery?.sentAt ?? null,
   readAt: m.delivery?.readAt ?? null,
   failedAt: m.delivery?.failedAt ?? null,
-  deliveryFailureReason: m.delivery?.failureReason ?? ""
+  deliveryFailureReason: failureReasonOf(m.delivery)
 })
 
 const fold = (events: Iterable<TicketEvent>): TicketState => evolveAll(events)

@@ -140,9 +140,42 @@ describe("message delivery", () => {
     expect(t.createEmailDelivery?.status).toBe("read")
     expect(t.messages[0]!.updatedAt).toEqual(emailed.message.createdAt)
     expect(t.updatedAt).toEqual(emailed.at)
-    const failed = given(withCreateEmail).when(report("failed", 50, "550 no such user")).thenTicket()
+    const failed = given(withCreateEmail)
+      .when(report("failed", 50, "550 no such user"))
+      .thenTicket()
     expect(failed.createEmailDelivery?.status).toBe("failed")
     expect(failed.updatedAt).toEqual(withCreateEmail.at)
+  })
+
+  it("a sent report with a reason records the refused recipients beside sent; a read keeps them, a failure wins", () => {
+    const partly = given(withCreateEmail).when(report("sent", 5, "Refused: cc@customer.test (550 no such user)"))
+    partly.thenEmits(reported("sent", 5, "Refused: cc@customer.test (550 no such user)"))
+    const view = projectTicketView([
+      withCreateEmail,
+      reported("sent", 5, "Refused: cc@customer.test (550 no such user)")
+    ])!
+    expect(view.deliveryStatus).toBe("sent")
+    expect(view.deliveryFailureReason).toBe("Refused: cc@customer.test (550 no such user)")
+    const read = projectTicketView([
+      withCreateEmail,
+      reported("sent", 5, "Refused: cc@customer.test (550 no such user)"),
+      reported("read", 9)
+    ])!
+    expect(read).toMatchObject({
+      deliveryStatus: "read",
+      deliveryFailureReason: "Refused: cc@customer.test (550 no such user)"
+    })
+    const failed = projectTicketView([
+      withCreateEmail,
+      reported("sent", 5, "Refused: x"),
+      reported("failed", 7, "bounced")
+    ])!
+    expect(failed).toMatchObject({ deliveryStatus: "failed", deliveryFailureReason: "bounced" })
+    // The same report again changes nothing; a plain sent keeps no reason.
+    given(withCreateEmail, reported("sent", 5, "Refused: x"))
+      .when(report("sent", 5, "Refused: x"))
+      .thenNothingHappened()
+    expect(projectTicketView([withCreateEmail, reported("sent", 5)])!.deliveryFailureReason).toBe("")
   })
 
   it("refuses a report for an unknown message (MessageNotFound)", () => {

@@ -82,7 +82,12 @@ const SHAPE_KEYS = {
   }
 } as const
 // Version 2 has the same keys: `evolve` stopped moving updated_at for delivery reports (decision 0659).
-const SHAPES = { ...SHAPE_KEYS, 2: SHAPE_KEYS[1] } as const
+// Version 3: a delivery keeps the recipients refused while the mail went to the others (decision 0662).
+const SHAPES = {
+  ...SHAPE_KEYS,
+  2: SHAPE_KEYS[1],
+  3: { ...SHAPE_KEYS[1], delivery: [...SHAPE_KEYS[1].delivery, "refusal", "refusalAt"] }
+} as const
 
 type Current = (typeof SHAPES)[typeof TICKET_STATE_VERSION]
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
