@@ -89,10 +89,11 @@ export class DownloadsApi extends HttpApiGroup.make("downloads")
       )
       .addSuccess(HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array" }))
       .addError(Wire.PermissionDenied)
+      .addError(Wire.NotFound)
       .annotate(OpenApi.Summary, "Download an attachment")
       .annotate(
         OpenApi.Description,
-        "The `download_url` of an attachment: signed and valid for `ATTACHMENT_URL_TTL` (default 1 hour). Served as a download (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`). A tampered, foreign or expired link → 403."
+        "The `download_url` of an attachment: signed and valid for `ATTACHMENT_URL_TTL` (default 1 hour). Served as a download (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`). A tampered, foreign or expired link → 403; a genuine link whose file no longer exists → 404."
       )
   )
   .annotate(OpenApi.Title, "Downloads") {}

@@ -160,9 +160,11 @@ export const DownloadsLive = HttpApiBuilder.group(Api, "downloads", (handlers) =
             }
           })
         ),
-        Effect.catchTag("DownloadLinkInvalid", () =>
-          Effect.fail(new PermissionDenied({ detail: "This download link is invalid or has expired." }))
-        )
+        Effect.catchTags({
+          DownloadLinkInvalid: () =>
+            Effect.fail(new PermissionDenied({ detail: "This download link is invalid or has expired." })),
+          AttachmentGone: () => Effect.fail(new NotFound({ detail: "This file no longer exists." }))
+        })
       )
     )
   })

@@ -26,6 +26,9 @@ export class ContentRefused extends Schema.TaggedError<ContentRefused>()("Conten
 /** A download link that was tampered with, belongs to another file or has expired. */
 export class DownloadLinkInvalid extends Schema.TaggedError<DownloadLinkInvalid>()("DownloadLinkInvalid", {}) {}
 
+/** A genuine download link whose file is gone (reaped, or missing from the blob store). */
+export class AttachmentGone extends Schema.TaggedError<AttachmentGone>()("AttachmentGone", {}) {}
+
 /** A stored attachment row. */
 export interface AttachmentRecord extends ClaimedAttachment {
   readonly organizationId: number
@@ -238,8 +241,8 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
           SELECT id, organization_id, caller_key, name, size, content_type, upload_ticket_id, ticket_id, claimed_at,
                  false AS expired
           FROM attachments WHERE id = ${attachmentId}`.pipe(Effect.orDie)
-        if (rows[0] === undefined) return yield* new DownloadLinkInvalid()
-        const content = yield* blobs.get(attachmentId).pipe(Effect.mapError(() => new DownloadLinkInvalid()))
+        if (rows[0] === undefined) return yield* new AttachmentGone()
+        const content = yield* blobs.get(attachmentId).pipe(Effect.mapError(() => new AttachmentGone()))
         return { attachment: toRecord(rows[0]), content }
       })
 
@@ -263,7 +266,22 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()("@h
         )
         .pipe(Effect.orDie, Effect.withSpan("PendingAttachments.reapExpired"))
 
-    return { upload, claim, find, forTicket, signedDownloadPath, downloadUrl, download, reapExpired } as const
+    /** Removes what writes interrupted by a stopped process left in the blob store (after an hour untouched). */
+    const sweepAbandonedWrites = blobs
+      .sweepAbandoned(Duration.hours(1))
+      .pipe(Effect.withSpan("PendingAttachments.sweepAbandonedWrites"))
+
+    return {
+      upload,
+      claim,
+      find,
+      forTicket,
+      signedDownloadPath,
+      downloadUrl,
+      download,
+      reapExpired,
+      sweepAbandonedWrites
+    } as const
   })
 }) {}
 

@@ -19,6 +19,7 @@ import authChangedNotifications from "./0081_auth_changed_notifications.js"
 import ticketSnapshots from "./0082_ticket_snapshots.js"
 import inboundMail from "./0091_inbound_mail.js"
 import ticketSearch from "./0093_ticket_search.js"
+import blobStores from "./0095_blob_stores.js"
 import eventOrganizations from "./0096_event_organizations.js"
 
 /**
@@ -45,5 +46,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0082_ticket_snapshots": ticketSnapshots,
   "0091_inbound_mail": inboundMail,
   "0093_ticket_search": ticketSearch,
+  "0095_blob_stores": blobStores,
   "0096_event_organizations": eventOrganizations
 }
