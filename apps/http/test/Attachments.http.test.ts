@@ -1,8 +1,10 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { BlobStore, BlobStoreLive } from "../src/Attachments/BlobStore.js"
 import { MAX_UPLOAD_BYTES } from "../src/Attachments/PendingAttachments.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestApp, TestAppLive } from "./support/TestApp.js"
@@ -82,6 +84,24 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("uploa
         expect(JSON.parse(new TextDecoder().decode(response.bytes))).toEqual({
           detail: "This download link is invalid or has expired."
         })
+      }
+    })
+  )
+
+  it.effect("a genuine link whose file is gone answers 404, blob or row missing, never 403", () =>
+    Effect.gen(function* () {
+      const org = yield* Fixtures.organization()
+      const first = yield* upload(`${org.path}pending-attachments/`, org.ownerToken, new Blob(["a"]), "a.bin")
+      const second = yield* upload(`${org.path}pending-attachments/`, org.ownerToken, new Blob(["b"]), "b.bin")
+      // The service's own store (postgres with DATABASE_URL, files under this file's DATA_DIR without).
+      yield* Effect.flatMap(BlobStore, (blobs) => blobs.remove(first.body.id)).pipe(Effect.provide(BlobStoreLive))
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM attachments WHERE id = ${second.body.id}`
+      for (const url of [first.body.download_url, second.body.download_url]) {
+        const response = yield* download(url)
+        expect(response.status).toBe(404)
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+        expect(JSON.parse(new TextDecoder().decode(response.bytes))).toEqual({ detail: "This file no longer exists." })
       }
     })
   )

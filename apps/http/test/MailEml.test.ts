@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import {
@@ -40,6 +41,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
       yield* postMessage(org, t.id, { content: "Answer by file." })
       // The service's own transport choice, configured as in production.
       const transport = MailTransportLive.pipe(
+        Layer.provide(Layer.succeed(SqlClient.SqlClient, yield* SqlClient.SqlClient)),
         Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATA_DIR", dataDir]]))))
       )
       const round = yield* withOutbox(transport, (outbox) => outbox.drainOnce())

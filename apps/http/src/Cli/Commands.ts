@@ -1,6 +1,14 @@
 import { Args, Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
+import { migrateBlobs } from "../Attachments/BlobMigration.js"
+import {
+  BLOB_STORE_KINDS,
+  BlobStore,
+  type BlobStoreKind,
+  blobStoreKind,
+  blobStoreLayer
+} from "../Attachments/BlobStore.js"
 import { MEMBER_ROLES } from "../Auth/CurrentCaller.js"
 import { type IssuedToken, Tokens } from "../Auth/Tokens.js"
 import { PgLive } from "../Database/Database.js"
@@ -377,6 +385,46 @@ const tokenList = Command.make(
   Command.withDescription("List tokens without their secrets: id, prefix, kind, owner, name, created and revoked.")
 )
 
+const blobsMigrate = Command.make(
+  "migrate",
+  {
+    to: Options.choice("to", BLOB_STORE_KINDS).pipe(Options.withDescription("The store to copy attachments into.")),
+    from: Options.choice("from", BLOB_STORE_KINDS).pipe(
+      Options.optional,
+      Options.withDescription("The store to copy from (default: the configured one, env BLOB_STORE).")
+    )
+  },
+  ({ to, from }) =>
+    Effect.gen(function* () {
+      const source = Option.isSome(from) ? from.value : yield* blobStoreKind
+      if (source === to)
+        return yield* new CliError({ message: `Attachments are in the ${to} store already: name another with --to.` })
+      const database = yield* CliDatabase
+      const report = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const storeOf = (kind: BlobStoreKind) =>
+            Effect.map(Layer.build(blobStoreLayer(kind)), (context) => Context.get(context, BlobStore))
+          return yield* migrateBlobs(yield* storeOf(source), yield* storeOf(to))
+        })
+      ).pipe(Effect.provide(database))
+      yield* (yield* Output).result(
+        { from: source, to, ...report },
+        [
+          `Copied ${report.copied} attachment file(s) (${report.bytes.toLocaleString("en")} bytes) from ${source} to ${to}.`,
+          `Already in ${to}: ${report.alreadyThere}.`,
+          report.missing.length === 0
+            ? "Missing from both: none."
+            : `Missing from both (${report.missing.length}): ${report.missing.join(", ")}`,
+          `Set BLOB_STORE=${to} on every replica; ${source} keeps its copies until you remove them.`
+        ].join("\n")
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Copy every attachment's file from one blob store to another (repeatable: files already there are skipped)."
+  )
+)
+
 /** A group of subcommands: run alone, it is a usage error naming them. */
 const group = <const Name extends string>(name: Name, description: string, subcommands: ReadonlyArray<string>) =>
   Command.make(name, {}, () =>
@@ -401,6 +449,8 @@ export const COMMAND_PATHS: ReadonlyArray<ReadonlyArray<string>> = [
   ["token", "list"],
   ["token", "revoke"],
   ["token"],
+  ["blobs", "migrate"],
+  ["blobs"],
   ["demo"]
 ]
 
@@ -421,6 +471,9 @@ export const helpdesk = Command.make("helpdesk", {}, () =>
     ),
     group("token", "API tokens: create, list (never their secrets) and revoke.", ["create", "list", "revoke"]).pipe(
       Command.withSubcommands([tokenCreate, tokenList, tokenRevoke])
+    ),
+    group("blobs", "Attachment files: copy them between blob stores.", ["migrate"]).pipe(
+      Command.withSubcommands([blobsMigrate])
     ),
     demo
   ])

@@ -4,6 +4,7 @@ import { FileSystem } from "@effect/platform"
 import { NodeFileSystem } from "@effect/platform-node"
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import nodemailer, { type SendMailOptions, type SMTPPoolOptions } from "nodemailer"
+import { claimEmlOutbox } from "./EmlOutboxWriter.js"
 
 /** One e-mail, ready for a transport: nodemailer's message options (addresses, headers, parts, attachments). */
 export type OutgoingMail = SendMailOptions & { readonly messageId: string }
@@ -202,7 +203,8 @@ export const emlTransport = (directory: string) =>
 
 /**
  * The transport of the service: SMTP to `SMTP_URL` when set (`MAIL_CONCURRENCY` pooled sessions), otherwise
- * `.eml` files under `DATA_DIR/outbox` (default `.data/outbox`).
+ * `.eml` files under `DATA_DIR/outbox` (default `.data/outbox`), refused while a process of another machine or
+ * directory writes them for the same database ({@link claimEmlOutbox}). Needs the `SqlClient`.
  */
 export const MailTransportLive = Layer.scoped(
   MailTransport,
@@ -213,6 +215,9 @@ export const MailTransportLive = Layer.scoped(
       return yield* smtpTransport(Redacted.value(url.value).trim(), { maxConnections: concurrency })
     }
     const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault(".data"))
-    return yield* emlTransport(path.resolve(dataDir, "outbox"))
+    const directory = path.resolve(dataDir, "outbox")
+    // Files on this machine only: refused while another machine's process writes them (decision 0702).
+    yield* claimEmlOutbox(directory)
+    return yield* emlTransport(directory)
   }).pipe(Effect.orDie)
 ).pipe(Layer.provide(NodeFileSystem.layer))
