@@ -7,6 +7,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import type { Benchmark } from "./Benchmark.js"
+import { blobStoreBenchmark } from "./BlobStoreBenchmark.js"
 import { eventFeedBenchmark } from "./EventFeedBenchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
 import { mailBenchmark } from "./MailBenchmark.js"
@@ -20,7 +21,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   ticketPipelineBenchmark,
   snoozeTimerBenchmark,
   mailBenchmark,
-  eventFeedBenchmark
+  eventFeedBenchmark,
+  blobStoreBenchmark
 ]
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))

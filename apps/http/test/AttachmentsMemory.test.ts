@@ -42,7 +42,7 @@ const streamedUpload = (size: number) => {
 }
 
 layer(ServiceProcessTestLive, { excludeTestServices: true, timeout: "180 seconds" })("upload memory", (it) => {
-  it.scoped("a 50 MB upload raises the service's resident memory by less than 20 MB", () =>
+  it.scoped("a 50 MB upload, and its download, each raise the service's resident memory by less than 20 MB", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       // The service in a process of its own, so its resident memory is measured alone.
@@ -74,6 +74,27 @@ layer(ServiceProcessTestLive, { excludeTestServices: true, timeout: "180 seconds
       expect(result.status).toBe(201)
       expect(result.body.size).toBe(MAX_UPLOAD_BYTES)
       expect(peak - baseline).toBeLessThan(20 * MiB)
+
+      // And back: the download streams from the store (postgres with DATABASE_URL) without holding the file.
+      const download = (url: string) =>
+        Effect.promise(async () => {
+          const response = await fetch(url)
+          let size = 0
+          for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) size += chunk.length
+          return { status: response.status, size }
+        })
+      expect((yield* download(result.body.download_url)).size).toBe(MAX_UPLOAD_BYTES)
+      const beforeDownload = rssOf(child.pid!)
+      let downloadPeak = beforeDownload
+      const downloadSampler = setInterval(() => {
+        downloadPeak = Math.max(downloadPeak, rssOf(child.pid!))
+      }, 5)
+      const downloaded = yield* download(result.body.download_url).pipe(
+        Effect.ensuring(Effect.sync(() => clearInterval(downloadSampler)))
+      )
+      downloadPeak = Math.max(downloadPeak, rssOf(child.pid!))
+      expect(downloaded).toEqual({ status: 200, size: MAX_UPLOAD_BYTES })
+      expect(downloadPeak - beforeDownload).toBeLessThan(20 * MiB)
     })
   )
 })

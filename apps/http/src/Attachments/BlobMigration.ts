@@ -16,7 +16,7 @@ export interface BlobMigrationReport {
 const PAGE = 500
 
 /**
- * Copies the blob of every attachment from `from` to `to`, streamed, two at a time; blobs the target holds at the
+ * Copies every blob the service keeps (attachments, raw inbound mail) from `from` to `to`, streamed, two at a time; blobs the target holds at the
  * same size are left alone, so a run can be repeated (after new uploads, or on each machine of a `file` store).
  * Nothing is removed from `from`.
  */
@@ -27,10 +27,14 @@ export const migrateBlobs = (from: BlobStore["Type"], to: BlobStore["Type"]) =>
     let bytes = 0
     let alreadyThere = 0
     const missing: Array<string> = []
-    let after = "00000000-0000-0000-0000-000000000000"
+    let after = ""
     for (;;) {
+      // Every key the service keeps: attachment ids and the raw sources of inbound mail.
       const rows = yield* sql<{ id: string }>`
-        SELECT id FROM attachments WHERE id > ${after} ORDER BY id LIMIT ${PAGE}`.pipe(Effect.orDie)
+        SELECT id FROM (
+          SELECT id::text AS id FROM attachments
+          UNION ALL SELECT raw_key FROM hd_inbound_mail WHERE raw_key IS NOT NULL) AS keys
+        WHERE id COLLATE "C" > ${after} ORDER BY id COLLATE "C" LIMIT ${PAGE}`.pipe(Effect.orDie)
       if (rows.length === 0) break
       after = rows[rows.length - 1]!.id
       yield* Effect.forEach(

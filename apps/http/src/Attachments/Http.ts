@@ -149,7 +149,8 @@ export const DownloadsLive = HttpApiBuilder.group(Api, "downloads", (handlers) =
     return handlers.handleRaw("download", ({ path, urlParams }) =>
       attachments.download(path.attachment_id, Number(urlParams.expires), urlParams.signature ?? "").pipe(
         Effect.map(({ attachment, content }) =>
-          HttpServerResponse.stream(content, {
+          // Read buffers pile up like an upload's until V8's external-memory trigger: collected the same way.
+          HttpServerResponse.stream(Stream.map(content, makeUploadCollector()), {
             contentType: attachment.contentType,
             contentLength: attachment.size,
             headers: {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Stream } from "effect"
 import { BlobNotFound, BlobStore, checkedKey, measuring, rangeBounds } from "./BlobStore.js"
+import { makeUploadCollector } from "./UploadMemory.js"
 
 /** The size of the rows a blob is cut into (the last one may be shorter). */
 export const CHUNK_BYTES = 1024 * 1024
@@ -66,9 +67,15 @@ export const postgresBlobStore = Effect.gen(function* () {
         const writeId = randomUUID()
         const counted = measuring(content, maxBytes)
         let seq = 0
+        // Each insert leaves its chunk and the driver's copies of it (its message buffer grows by doubling) to the
+        // collector: counted three times, so they are collected before they pile up.
+        const collect = makeUploadCollector()
         yield* inChunksOf(counted.stream, CHUNK_BYTES, (chunk) =>
           sql`INSERT INTO hd_blob_chunks (write_id, seq, data) VALUES (${writeId}, ${seq++}, ${chunk})`.pipe(
-            Effect.orDie
+            Effect.orDie,
+            Effect.tap(() => {
+              for (let i = 0; i < 3; i++) collect(chunk)
+            })
           )
         ).pipe(
           Effect.tapError(() => dropWrite(writeId)),
@@ -122,8 +129,14 @@ export const postgresBlobStore = Effect.gen(function* () {
             )
           )
         }
+        // The driver reads a chunk as hex text (twice its size) before decoding it: that garbage counts too.
+        const collect = makeUploadCollector()
+        const allocated = (data: Uint8Array) => {
+          for (let i = 0; i < 3; i++) collect(data)
+          return data
+        }
         // One chunk read ahead while the previous one is being sent.
-        return Stream.range(first, last).pipe(Stream.mapEffect(chunk, { concurrency: 2 }))
+        return Stream.range(first, last).pipe(Stream.mapEffect(chunk, { concurrency: 2 }), Stream.map(allocated))
       }),
     size: (key) => Effect.map(find(key), (blob) => blob.size),
     remove: (key) =>

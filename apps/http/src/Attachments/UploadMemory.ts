@@ -9,7 +9,7 @@ const collect = runInNewContext("gc") as () => void
 /** How many bytes pass between two collections while an upload streams in. */
 export const COLLECT_EVERY_BYTES = 8 * 1024 * 1024
 
-/** Counts streamed bytes and collects garbage every {@link COLLECT_EVERY_BYTES}. */
+/** Counts streamed bytes and collects garbage every {@link COLLECT_EVERY_BYTES} (uploads and downloads alike). */
 export const makeUploadCollector = () => {
   let sinceLast = 0
   return (chunk: Uint8Array) => {
