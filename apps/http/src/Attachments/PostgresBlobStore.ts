@@ -45,6 +45,14 @@ const inChunksOf = <E, E2>(
  */
 export const postgresBlobStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // The migrator runs only migrations numbered past the last applied one: say so rather than fail at each upload.
+  const [tables] = yield* sql<{ present: boolean }>`SELECT to_regclass('hd_blobs') IS NOT NULL AS present`.pipe(
+    Effect.orDie
+  )
+  if (tables?.present !== true)
+    return yield* Effect.dieMessage(
+      "The postgres blob store's tables (migration 0095_blob_stores) are missing: this database was migrated past 0095 before that migration existed. Apply apps/http/src/Database/migrations/0095_blob_stores.ts by hand, or set BLOB_STORE=file."
+    )
 
   const dropWrite = (writeId: string) =>
     sql`DELETE FROM hd_blob_chunks WHERE write_id = ${writeId}`.pipe(Effect.orDie, Effect.asVoid)
