@@ -128,7 +128,7 @@ const organization = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 )
 
 for (const store of stores) {
-  const TestLayer = PendingAttachments.Default.pipe(
+  const TestLayer = PendingAttachments.DefaultWithoutDependencies.pipe(
     Layer.provideMerge(store.layer),
     Layer.provideMerge(TestDatabaseLive)
   )

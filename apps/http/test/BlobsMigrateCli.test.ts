@@ -61,7 +61,9 @@ layer(TestDatabaseLive, { excludeTestServices: true, timeout: "120 seconds" })("
       yield* sql`INSERT INTO organizations (id, public_id, name, search_name) VALUES (1, 'one', 'One', 'one')`
       const files = yield* store("file")
       const attachments = yield* PendingAttachments.pipe(
-        Effect.provide(PendingAttachments.Default.pipe(Layer.provide(Layer.succeed(BlobStore, files)))),
+        Effect.provide(
+          PendingAttachments.DefaultWithoutDependencies.pipe(Layer.provide(Layer.succeed(BlobStore, files)))
+        ),
         Effect.provide(Layer.succeed(SqlClient.SqlClient, sql))
       )
       const contents = [randomBytes(2 * 1024 * 1024 + 17), randomBytes(10), randomBytes(5)]
