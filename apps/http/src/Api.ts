@@ -14,6 +14,7 @@ import { InboxesApi } from "./Inboxes/Api.js"
 import { MailTrackingApi } from "./Mail/Api.js"
 import { OrganizationsApi } from "./Organizations/Api.js"
 import { PresetFiltersApi } from "./PresetFilters/Api.js"
+import { SlaPoliciesApi } from "./Sla/Api.js"
 import { TagsApi } from "./Tags/Api.js"
 import { TicketsApi } from "./Tickets/Api.js"
 import { MembersApi, PersonalTokensApi } from "./Users/Api.js"
@@ -87,6 +88,7 @@ export class Api extends HttpApi.make("helpdesk")
   .add(CompaniesApi)
   .add(InboxesApi)
   .add(TagsApi)
+  .add(SlaPoliciesApi)
   .add(TicketsApi)
   .add(BusinessHoursApi)
   .add(AttachmentsApi)

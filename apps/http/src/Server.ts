@@ -42,6 +42,9 @@ import { OrganizationsLive } from "./Organizations/Http.js"
 import { Organizations } from "./Organizations/Organizations.js"
 import { PresetFiltersLive } from "./PresetFilters/Http.js"
 import { PresetFilters } from "./PresetFilters/PresetFilters.js"
+import { SlaPoliciesLive } from "./Sla/Http.js"
+import { SlaBreachTimerLive } from "./Sla/SlaBreachTimer.js"
+import { SlaPolicies } from "./Sla/SlaPolicies.js"
 import { TagsLive } from "./Tags/Http.js"
 import { Tags } from "./Tags/Tags.js"
 import { TicketsLive } from "./Tickets/Http.js"
@@ -63,6 +66,7 @@ export const ServicesLive = Layer.mergeAll(
   Companies.Default,
   Inboxes.Default,
   Tags.Default,
+  SlaPolicies.Default,
   BusinessHours.Default,
   BusinessHoursExceptions.Default,
   OrganizationAccess.Default,
@@ -82,6 +86,7 @@ export const GroupsLive = Layer.mergeAll(
   CompaniesLive,
   InboxesLive,
   TagsLive,
+  SlaPoliciesLive,
   TicketsLive,
   BusinessHoursLive,
   AttachmentsLive,
@@ -157,7 +162,8 @@ export const WorkersLive = Layer.mergeAll(
   ExpiredUploadsReaperLive,
   MailWorkerLive,
   SnoozeTimerLive,
-  InactivityTimerLive
+  InactivityTimerLive,
+  SlaBreachTimerLive
 ).pipe(Layer.provide(TicketServicesLive))
 
 /**

@@ -793,6 +793,7 @@ const FuzzLive = Layer.effect(
         "inbox"
       ),
       tags: created(yield* post(at("tags/"), { token, json: { name: "fuzz" } }), "tag"),
+      "sla-policies": created(yield* post(at("sla-policies/"), { token, json: { name: "Fuzz" } }), "SLA policy"),
       exceptions: created(
         yield* post(at("business-hours/exceptions/"), { token, json: { date: "2026-12-24" } }),
         "exception"

@@ -98,6 +98,7 @@ const attackerOrganization = Effect.gen(function* () {
   const tag = created(yield* post(`${org.path}tags/`, { token, json: { name: "t" } }))
   const member = created(yield* post(`${org.path}members/`, { token, json: { email: Fixtures.uniqueEmail() } }))
   const spareToken = created(yield* post(`${org.path}personal-tokens/`, { token, json: { name: "spare" } }))
+  const slaPolicy = created(yield* post(`${org.path}sla-policies/`, { token, json: { name: "s" } }))
   const first = yield* ticket(org)
   const closed = yield* ticket(org)
   yield* Effect.tap(
@@ -118,6 +119,7 @@ const attackerOrganization = Effect.gen(function* () {
     tags: String(tag.id),
     members: String(member.id),
     "personal-tokens": String(spareToken.id),
+    "sla-policies": String(slaPolicy.id),
     tickets: String(first.id),
     exceptions: String(exception.id),
     csat: csat!

@@ -60,7 +60,12 @@ const TICKET_FIELDS = [
   "sentiment_analysis_class",
   "tags",
   "language",
-  "is_spam"
+  "is_spam",
+  "sla_policy",
+  "first_reply_due_at",
+  "next_reply_due_at",
+  "resolution_due_at",
+  "sla_breached"
 ]
 
 layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {

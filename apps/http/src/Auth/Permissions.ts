@@ -79,6 +79,11 @@ export const PERMISSIONS = {
   "inboxes.write": { roles: MANAGERS, endpoints: "`POST inboxes/`, `PATCH inboxes/{id}/`" },
   "tags.read": { roles: EVERYONE, endpoints: "`GET tags/`, `GET tags/{id}/`" },
   "tags.write": { roles: MANAGERS, endpoints: "`POST tags/`, `PATCH` and `DELETE tags/{id}/`" },
+  "sla_policies.read": { roles: EVERYONE, endpoints: "`GET sla-policies/`, `GET sla-policies/{id}/`" },
+  "sla_policies.write": {
+    roles: MANAGERS,
+    endpoints: "`POST sla-policies/`, `PATCH` and `DELETE sla-policies/{id}/`"
+  },
   "business_hours.read": {
     roles: EVERYONE,
     endpoints: "`GET business-hours/`, `GET business-hours/exceptions/`, `GET business-hours/exceptions/{id}/`"

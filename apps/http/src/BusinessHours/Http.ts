@@ -7,6 +7,7 @@ import * as Pagination from "../Http/Pagination.js"
 import { parseIntegerId } from "../Http/PathParams.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { created, noContent } from "../Http/Responses.js"
+import { SlaPolicies } from "../Sla/SlaPolicies.js"
 import { BusinessHours } from "./BusinessHours.js"
 import { BusinessHoursExceptions, ExceptionOrdering } from "./BusinessHoursExceptions.js"
 import type { BusinessHoursNotSaved, InvalidBusinessHours } from "./Errors.js"
@@ -31,6 +32,8 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
     const access = yield* OrganizationAccess
     const businessHours = yield* BusinessHours
     const exceptions = yield* BusinessHoursExceptions
+    // SLA due times count business hours: every change recomputes the organization's tickets (decision 0503).
+    const sla = yield* SlaPolicies
 
     const exceptionId = (pk: string) => {
       const id = parseIntegerId(pk)
@@ -48,9 +51,10 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "business_hours.write")
           const body = yield* Effect.flatMap(RequestBody.read(request), scheduleBody)
-          return yield* businessHours
-            .replace(scope.organizationId, body)
-            .pipe(Effect.catchTag("InvalidBusinessHours", (error) => Effect.fail(asValidationError(error))))
+          return yield* businessHours.replace(scope.organizationId, body).pipe(
+            Effect.catchTag("InvalidBusinessHours", (error) => Effect.fail(asValidationError(error))),
+            Effect.tap(() => sla.recompute(scope.organizationId))
+          )
         })
       )
       .handle("listExceptions", ({ path, request, urlParams }) =>
@@ -71,6 +75,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
               BusinessHoursNotSaved: (error) => Effect.fail(notSaved(error))
             })
           )
+          yield* sla.recompute(scope.organizationId)
           return yield* created(
             request,
             BusinessHoursException,
@@ -98,7 +103,8 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
               InvalidBusinessHours: (error) => Effect.fail(asValidationError(error)),
               BusinessHoursNotSaved: (error) => Effect.fail(notSaved(error)),
               BusinessHoursExceptionNotFound: () => Effect.fail(notFound())
-            })
+            }),
+            Effect.tap(() => sla.recompute(scope.organizationId))
           )
         })
       )
@@ -109,6 +115,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
           yield* exceptions
             .remove(scope.organizationId, id)
             .pipe(Effect.catchTag("BusinessHoursExceptionNotFound", () => Effect.fail(notFound())))
+          yield* sla.recompute(scope.organizationId)
           return noContent
         })
       )

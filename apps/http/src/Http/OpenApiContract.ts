@@ -27,6 +27,8 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   Companies: "Customers' companies, their e-mail domains and default assignee, and the customers suggested as members.",
   Inboxes: "Where tickets arrive: e-mail address, auto-replies, inactivity reminders and auto-close, signature.",
   Tags: "Labels for tickets, with an optional colour.",
+  "SLA policies":
+    "Service-level targets (first reply, next reply, resolution) in business or calendar minutes, by priority, inbox and tags.",
   Tickets:
     "Tickets and their messages: create, read, list and search, update, reply, snooze, merge, and machine enrichment.",
   "Business hours": "The organization's weekly opening hours, its time zone, and dated or yearly exceptions.",

@@ -1,4 +1,5 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { messageView, type Ticket, ticketView } from "@helpdesk/domain"
 import { Effect, Layer, Option } from "effect"
 import { Api } from "../Api.js"
@@ -15,6 +16,7 @@ import { parseIntegerId } from "../Http/PathParams.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { type Criteria, validateCriteria } from "../PresetFilters/Criteria.js"
 import { PresetFilters } from "../PresetFilters/PresetFilters.js"
+import { storedSlaOf } from "../Sla/SlaState.js"
 import { encodeMessageView, encodeTicketView } from "./ReadModel/StoredViews.js"
 import { TicketCommands } from "./TicketCommands.js"
 import { toHttpError } from "./TicketHttpErrors.js"
@@ -95,7 +97,12 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
 
     const { downloadUrls, ticket: ticketResponse } = yield* TicketResponses
 
-    const stateView = (ticket: Ticket) => encodeTicketView(ticketView(ticket))
+    const sql = yield* SqlClient.SqlClient
+    // A write answers from the domain's state; its SLA part is the read model's, written in the same transaction.
+    const stateView = (ticket: Ticket) =>
+      Effect.map(storedSlaOf(ticket.id).pipe(Effect.provideService(SqlClient.SqlClient, sql)), (sla) =>
+        encodeTicketView(sla === undefined ? ticketView(ticket) : { ...ticketView(ticket), sla })
+      )
 
     const ticketIdOf = (segment: string) => {
       const id = parseIntegerId(segment)
@@ -210,7 +217,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
               attachmentIds: body.attachment_ids ?? []
             })
             .pipe(Effect.mapError(toHttpError))
-          const view = stateView(ticket)
+          const view = yield* stateView(ticket)
           const urls = yield* downloadUrls([view])
           return yield* createdAt(renderTicket(view, urls), `/organizations/${scope.publicId}/tickets/${ticket.id}/`)
         })
@@ -246,7 +253,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
               ...(body.is_spam !== undefined ? { isSpam: body.is_spam } : {})
             })
             .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(stateView(ticket))
+          return yield* ticketResponse(yield* stateView(ticket))
         })
       )
       .handle("messages", ({ path, request, urlParams }) =>
@@ -318,7 +325,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           const ticket = yield* commands
             .snooze(scope.organizationId, caller, ticketId, body.until)
             .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(stateView(ticket))
+          return yield* ticketResponse(yield* stateView(ticket))
         })
       )
       .handle("unsnooze", ({ path }) =>
@@ -327,7 +334,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           const ticket = yield* commands
             .unsnooze(scope.organizationId, caller, ticketId)
             .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(stateView(ticket))
+          return yield* ticketResponse(yield* stateView(ticket))
         })
       )
       .handleRaw("merge", ({ path, request }) =>
@@ -337,7 +344,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           const merged = yield* commands
             .merge(scope.organizationId, caller, ticketId, body.into)
             .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(stateView(merged.source))
+          return yield* ticketResponse(yield* stateView(merged.source))
         })
       )
       .handleRaw("enrich", ({ path, request }) =>
@@ -353,7 +360,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
               ...(body.language !== undefined ? { language: body.language } : {})
             })
             .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(stateView(ticket))
+          return yield* ticketResponse(yield* stateView(ticket))
         })
       )
   })

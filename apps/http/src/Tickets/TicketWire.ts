@@ -102,7 +102,20 @@ export const TicketWire = Schema.Struct({
   language: Schema.String.annotations({
     description: "ISO 639-1 code detected from the content; empty when unknown (too short or undetermined)."
   }),
-  is_spam: Schema.Boolean
+  is_spam: Schema.Boolean,
+  sla_policy: Schema.NullOr(Schema.Struct({ id: Schema.Int, name: Schema.String })).annotations({
+    description: "The SLA policy that applies (the first by position whose conditions match); null: none."
+  }),
+  first_reply_due_at: NullableTimestamp.annotations({
+    description: "When the first reply is due; null when given, paused, or no policy sets the target."
+  }),
+  next_reply_due_at: NullableTimestamp.annotations({
+    description: "When the reply to the customer's unanswered message is due; null when none is awaited or paused."
+  }),
+  resolution_due_at: NullableTimestamp.annotations({
+    description: "When the ticket is due to be closed; null when closed, paused, or no policy sets the target."
+  }),
+  sla_breached: Schema.Boolean.annotations({ description: "Whether the ticket has missed an SLA target." })
 }).annotations({ identifier: "Ticket" })
 
 /** The spec's Ticket message resource. */
@@ -231,7 +244,13 @@ export const renderTicket = (v: StoredTicketView, urls: DownloadUrls): TicketWir
     sentiment_analysis_class: v.sentimentAnalysisClass,
     tags: v.tags,
     language: v.language,
-    is_spam: v.isSpam
+    is_spam: v.isSpam,
+    sla_policy:
+      v.sla === undefined || v.sla.policyId === null ? null : { id: v.sla.policyId, name: v.sla.policyName ?? "" },
+    first_reply_due_at: v.sla?.firstReplyDueAt ?? null,
+    next_reply_due_at: v.sla?.nextReplyDueAt ?? null,
+    resolution_due_at: v.sla?.resolutionDueAt ?? null,
+    sla_breached: v.sla?.breached ?? false
   }
 }
 

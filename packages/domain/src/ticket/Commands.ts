@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { SlaTarget } from "./Events.js"
 import {
   Actor,
   Attachment,
@@ -189,6 +190,17 @@ export class ReportDelivery extends Schema.TaggedClass<ReportDelivery>()("Report
   reason: Schema.optionalWith(Schema.String, { default: () => "" })
 }) {}
 
+/**
+ * The SLA breach timer found target `target` of policy `policyId` overdue since `dueAt`. The caller claims the
+ * breach once (docs/decisions/0503-sla-policies.md); the domain records it.
+ */
+export class RecordSlaBreach extends Schema.TaggedClass<RecordSlaBreach>()("RecordSlaBreach", {
+  ...commandBase,
+  policyId: Schema.Int,
+  target: SlaTarget,
+  dueAt: Instant
+}) {}
+
 /** Every command on one ticket stream (merging spans two streams and has its own command). */
 export const TicketCommand = Schema.Union(
   CreateTicket,
@@ -210,7 +222,8 @@ export const TicketCommand = Schema.Union(
   SnoozeTicket,
   UnsnoozeTicket,
   SnoozeTimerElapsed,
-  ReportDelivery
+  ReportDelivery,
+  RecordSlaBreach
 )
 export type TicketCommand = typeof TicketCommand.Type
 

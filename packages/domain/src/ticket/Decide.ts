@@ -64,6 +64,7 @@ import {
   TicketPriorityChanged,
   TicketReopened,
   TicketSentimentAnalyzed,
+  TicketSlaBreached,
   TicketSnoozed,
   TicketSummarized,
   TicketTagsChanged,
@@ -160,6 +161,10 @@ export const decide = (command: TicketCommand, state: TicketState): Decision => 
       return timerElapsed(command, state)
     case "ReportDelivery":
       return reportDelivery(command, state)
+    case "RecordSlaBreach":
+      return accept(
+        new TicketSlaBreached({ ...base, policyId: command.policyId, target: command.target, dueAt: command.dueAt })
+      )
   }
 }
 

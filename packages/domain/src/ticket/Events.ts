@@ -174,6 +174,23 @@ export class TicketLanguageDetected extends Schema.TaggedClass<TicketLanguageDet
   static readonly version = 1
 }
 
+/** The targets of a service-level agreement (SLA) a ticket can miss. */
+export const SlaTarget = Schema.Literal("first_reply", "next_reply", "resolution")
+export type SlaTarget = typeof SlaTarget.Type
+
+/**
+ * The ticket missed an SLA target of policy `policyId`: it was due at `dueAt` and was not met by then. Emitted by
+ * `RecordSlaBreach` (the SLA breach timer), once per target and due instant.
+ */
+export class TicketSlaBreached extends Schema.TaggedClass<TicketSlaBreached>()("TicketSlaBreached", {
+  ...eventBase,
+  policyId: Schema.Int,
+  target: SlaTarget,
+  dueAt: Instant
+}) {
+  static readonly version = 1
+}
+
 /** A message as the ticket stream records it (shared by `MessageAdded` and `TicketMergedFrom`). */
 export const MessageData = Schema.Struct({
   id: MessageId,
@@ -292,7 +309,8 @@ const ticketEventList = [
   TicketMergedInto,
   TicketMergedFrom,
   CreateEmailDeliveryReported,
-  MessageDeliveryReported
+  MessageDeliveryReported,
+  TicketSlaBreached
 ] as const
 
 /** Every event of a ticket stream, for decoding. */

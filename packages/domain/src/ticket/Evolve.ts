@@ -263,6 +263,9 @@ const apply = (d: Draft, e: TicketEvent, owned: boolean): void => {
       // A delivery or read receipt is no change a person made: updated_at stays (decision 0659).
       return
     }
+    case "TicketSlaBreached":
+      // A missed target is no change a person made (the read model's SLA fields show it): updated_at stays.
+      return
     case "MessageDeliveryReported": {
       const i = indexOfMessage(d.messages, e.messageId)
       if (i < 0) return

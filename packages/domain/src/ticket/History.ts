@@ -179,6 +179,8 @@ const headline = (event: TicketEvent): string => {
       return `Ticket #${event.from.publicId} merged into this one`
     case "CreateEmailDeliveryReported":
       return `Creation e-mail ${event.status}${event.reason === "" ? "" : `: ${event.reason}`}`
+    case "TicketSlaBreached":
+      return `SLA ${event.target.replace("_", " ")} target missed (due ${DateTime.formatIso(event.dueAt)})`
     case "MessageDeliveryReported":
       return `E-mail of message ${event.messageId} ${event.status}${event.reason === "" ? "" : `: ${event.reason}`}`
   }

@@ -45,6 +45,16 @@ export interface DeliveryFields extends Schema.Struct.Type<typeof deliveryFields
  * names and adds `download_url`s to attachments). Its encoded form (instants as ISO-8601 text) is what a read
  * model stores.
  */
+/** The SLA part of a ticket view (see `TicketView.sla`). */
+export const SlaView = Schema.Struct({
+  policyId: Schema.NullOr(Schema.Int),
+  policyName: Schema.NullOr(Schema.String),
+  firstReplyDueAt: Schema.NullOr(Schema.String),
+  nextReplyDueAt: Schema.NullOr(Schema.String),
+  resolutionDueAt: Schema.NullOr(Schema.String),
+  breached: Schema.Boolean
+})
+
 export const TicketView = Schema.Struct({
   id: TicketId,
   publicId: Schema.String,
@@ -87,7 +97,12 @@ export const TicketView = Schema.Struct({
   tags: Schema.Array(TagRef),
   language: Schema.String,
   isSpam: Schema.Boolean,
-  ...deliveryFields
+  ...deliveryFields,
+  /**
+   * The ticket's SLA state, written by the application's SLA projection beside this view (instants as ISO-8601
+   * text); absent on views stored before it, or when the application keeps no SLA state.
+   */
+  sla: Schema.optional(SlaView)
 }).annotations({ identifier: "TicketView" })
 export interface TicketView extends Schema.Schema.Type<typeof TicketView> {}
 

@@ -21,6 +21,7 @@ import inboundMail from "./0091_inbound_mail.js"
 import ticketSearch from "./0093_ticket_search.js"
 import blobStores from "./0095_blob_stores.js"
 import eventOrganizations from "./0096_event_organizations.js"
+import sla from "./0099_sla.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -47,5 +48,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0091_inbound_mail": inboundMail,
   "0093_ticket_search": ticketSearch,
   "0095_blob_stores": blobStores,
-  "0096_event_organizations": eventOrganizations
+  "0096_event_organizations": eventOrganizations,
+  "0099_sla": sla
 }

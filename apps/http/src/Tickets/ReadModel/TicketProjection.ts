@@ -24,6 +24,7 @@ import {
 } from "../../EventStore/InlineProjection.js"
 import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "../../EventStore/TicketSnapshot.js"
 import { searchDocument } from "../../Search/SearchText.js"
+import { slaProjection } from "../../Sla/SlaProjection.js"
 import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
 import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"
 
@@ -458,4 +459,4 @@ const messageJson = (r: MessageRow) => {
 }
 
 /** The application's read models: the ticket projection, registered as inline. */
-export const TicketReadModelsLive = InlineProjections.layer([ticketProjection])
+export const TicketReadModelsLive = InlineProjections.layer([ticketProjection, slaProjection])

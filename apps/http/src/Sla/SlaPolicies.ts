@@ -1,0 +1,166 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import * as Ordering from "../Http/Ordering.js"
+import { type SlaPolicy, type SlaPolicyCreate, SlaPolicyNotFound, type SlaPolicyUpdate } from "./SlaPolicy.js"
+import { recomputeOrganization } from "./SlaState.js"
+
+/** Orderings of the policy list: by default the order they are tried in. */
+export const SlaPolicyOrdering = Ordering.make({
+  columns: { position: "position", id: "id", name: "name", created_at: "created_at" },
+  defaults: ["position", "id"]
+})
+
+interface PolicyRow {
+  readonly id: string
+  readonly name: string
+  readonly position: number
+  readonly priorities: ReadonlyArray<string> | string
+  readonly inboxIds: ReadonlyArray<number> | string
+  readonly tagIds: ReadonlyArray<number> | string
+  readonly firstReplyMinutes: number | null
+  readonly nextReplyMinutes: number | null
+  readonly resolutionMinutes: number | null
+  readonly businessHours: boolean
+  readonly pauseWhenWaitingOnCustomer: boolean
+  readonly pauseWhenSnoozed: boolean
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+const json = <A>(value: A | string): A => (typeof value === "string" ? (JSON.parse(value) as A) : value)
+
+const toPolicy = (row: PolicyRow): SlaPolicy => ({
+  id: Number(row.id),
+  name: row.name,
+  position: row.position,
+  priorities: json(row.priorities) as SlaPolicy["priorities"],
+  inbox_ids: json(row.inboxIds),
+  tag_ids: json(row.tagIds),
+  first_reply_minutes: row.firstReplyMinutes,
+  next_reply_minutes: row.nextReplyMinutes,
+  resolution_minutes: row.resolutionMinutes,
+  business_hours: row.businessHours,
+  pause_when_waiting_on_customer: row.pauseWhenWaitingOnCustomer,
+  pause_when_snoozed: row.pauseWhenSnoozed,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt
+})
+
+/**
+ * SLA policies of organizations (docs/decisions/0503-sla-policies.md). Every change recomputes the SLA state of the
+ * organization's tickets in its own transaction, so a read after the write shows the new due times.
+ */
+export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/Sla/SlaPolicies", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql`id, name, position, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes,
+      resolution_minutes, business_hours, pause_when_waiting_on_customer, pause_when_snoozed, created_at, updated_at`
+
+    const recomputeIn = (organizationId: number) =>
+      recomputeOrganization(organizationId).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+
+    const now = Effect.map(
+      Effect.clockWith((clock) => clock.currentTimeMillis),
+      (ms) => new Date(ms)
+    )
+
+    /** The policy with this id in the organization, or undefined. */
+    const findById = (organizationId: number, id: number): Effect.Effect<SlaPolicy | undefined> =>
+      sql<PolicyRow>`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? undefined : toPolicy(rows[0]))),
+        Effect.orDie,
+        Effect.withSpan("SlaPolicies.findById")
+      )
+
+    /** Recomputes the organization's tickets (after a change of policies or business hours), in its own transaction. */
+    const recompute = (organizationId: number): Effect.Effect<number> =>
+      sql.withTransaction(recomputeIn(organizationId)).pipe(Effect.orDie, Effect.withSpan("SlaPolicies.recompute"))
+
+    const listColumns = (input: SlaPolicyCreate | SlaPolicyUpdate) => {
+      const c: Record<string, unknown> = {}
+      if (input.name !== undefined) c.name = input.name
+      if (input.position !== undefined) c.position = input.position
+      if (input.priorities !== undefined) c.priorities = JSON.stringify(input.priorities)
+      if (input.inbox_ids !== undefined) c.inboxIds = JSON.stringify([...new Set(input.inbox_ids)])
+      if (input.tag_ids !== undefined) c.tagIds = JSON.stringify([...new Set(input.tag_ids)])
+      if (input.first_reply_minutes !== undefined) c.firstReplyMinutes = input.first_reply_minutes
+      if (input.next_reply_minutes !== undefined) c.nextReplyMinutes = input.next_reply_minutes
+      if (input.resolution_minutes !== undefined) c.resolutionMinutes = input.resolution_minutes
+      if (input.business_hours !== undefined) c.businessHours = input.business_hours
+      if (input.pause_when_waiting_on_customer !== undefined)
+        c.pauseWhenWaitingOnCustomer = input.pause_when_waiting_on_customer
+      if (input.pause_when_snoozed !== undefined) c.pauseWhenSnoozed = input.pause_when_snoozed
+      return c
+    }
+
+    /** Creates a policy (at the end of the order unless `position` is given). */
+    const create = (organizationId: number, input: SlaPolicyCreate): Effect.Effect<SlaPolicy> =>
+      Effect.gen(function* () {
+        const position =
+          input.position ??
+          Number(
+            (yield* sql<{ next: string }>`
+              SELECT COALESCE(max(position) + 1, 0) AS next FROM hd_sla_policies
+              WHERE organization_id = ${organizationId}`)[0]!.next
+          )
+        const at = yield* now
+        const rows = yield* sql<PolicyRow>`
+          INSERT INTO hd_sla_policies ${sql.insert({
+            organizationId,
+            ...listColumns(input),
+            position,
+            createdAt: at,
+            updatedAt: at
+          })}
+          RETURNING ${columns}`
+        yield* recomputeIn(organizationId)
+        return toPolicy(rows[0]!)
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SlaPolicies.create"))
+
+    /** Changes a policy. */
+    const update = (
+      organizationId: number,
+      id: number,
+      changes: SlaPolicyUpdate
+    ): Effect.Effect<SlaPolicy, SlaPolicyNotFound> =>
+      Effect.gen(function* () {
+        const set = listColumns(changes)
+        const rows =
+          Object.keys(set).length === 0
+            ? yield* sql<PolicyRow>`SELECT ${columns} FROM hd_sla_policies
+                WHERE organization_id = ${organizationId} AND id = ${id}`
+            : yield* sql<PolicyRow>`UPDATE hd_sla_policies SET ${sql.update({ ...set, updatedAt: yield* now })}
+                WHERE organization_id = ${organizationId} AND id = ${id}
+                RETURNING ${columns}`
+        if (rows[0] === undefined) return yield* new SlaPolicyNotFound({ id })
+        if (Object.keys(set).length > 0) yield* recomputeIn(organizationId)
+        return toPolicy(rows[0])
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.update"))
+
+    /** Deletes a policy; its tickets fall to the next policy that matches them, or none. */
+    const remove = (organizationId: number, id: number): Effect.Effect<void, SlaPolicyNotFound> =>
+      Effect.gen(function* () {
+        const rows = yield* sql`DELETE FROM hd_sla_policies
+          WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
+        if (rows.length === 0) return yield* new SlaPolicyNotFound({ id })
+        yield* recomputeIn(organizationId)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.remove"))
+
+    /** One page of the organization's policies in the requested order. */
+    const list = (organizationId: number, ordering: Ordering.Ordering<string>) => ({
+      count: sql<{ readonly count: string }>`
+        SELECT count(*) AS count FROM hd_sla_policies WHERE organization_id = ${organizationId}`.pipe(
+        Effect.map((rows) => Number(rows[0]!.count)),
+        Effect.orDie
+      ),
+      fetch: (window: { readonly limit: number; readonly offset: number }) =>
+        sql<PolicyRow>`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId}
+          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+          Effect.map((rows) => rows.map(toPolicy)),
+          Effect.orDie
+        )
+    })
+
+    return { findById, create, update, remove, list, recompute } as const
+  })
+}) {}

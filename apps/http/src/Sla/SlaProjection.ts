@@ -1,0 +1,96 @@
+import { SqlClient } from "@effect/sql"
+import {
+  fromRecordedEvents,
+  initialState,
+  type RecordedEvent,
+  type TicketEvent,
+  type TicketState,
+  ticketEventClasses
+} from "@helpdesk/domain"
+import { Effect, Either } from "effect"
+import { eventValueColumns, valuesToRecordedEvent } from "../EventStore/EventRows.js"
+import type { InlineProjection } from "../EventStore/InlineProjection.js"
+import type { TicketFold } from "../EventStore/TicketSnapshot.js"
+import { foldFacts, type SlaFacts } from "./SlaClock.js"
+import { writeStates } from "./SlaState.js"
+
+const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
+  Either.getOrThrowWith(fromRecordedEvents(recorded), (error) => error)
+
+const byStream = (events: ReadonlyArray<RecordedEvent>): Map<string, Array<RecordedEvent>> => {
+  const streams = new Map<string, Array<RecordedEvent>>()
+  for (const event of events) {
+    const list = streams.get(event.streamId)
+    if (list === undefined) streams.set(event.streamId, [event])
+    else list.push(event)
+  }
+  for (const list of streams.values()) list.sort((a, b) => a.streamPosition - b.streamPosition)
+  return streams
+}
+
+/** Whether `events` continue a stream at `version` without a hole. */
+const continues = (version: number, events: ReadonlyArray<RecordedEvent>): boolean =>
+  events.every((event, i) => event.streamPosition === version + i + 1)
+
+/**
+ * The `sla` inline projection (docs/decisions/0503-sla-policies.md): after the `tickets` projection in every append,
+ * it folds the appended ticket events into the ticket's SLA facts and writes its SLA state (`hd_ticket_sla`, the
+ * view's `sla`). It continues from the stored facts when the writer handed over the stream's fold at the facts'
+ * version (the pipeline's normal case: no read); otherwise it folds the stream from its start.
+ */
+export const slaProjection: InlineProjection = {
+  name: "sla",
+  eventTypes: Object.keys(ticketEventClasses),
+  apply: (events, context) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const streams = byStream(events)
+      const streamIds = [...streams.keys()]
+      const stored = yield* sql<{ streamId: string; version: string; facts: SlaFacts | string }>`
+        SELECT stream_id, version, facts FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])`
+      const rows = new Map(
+        stored.map((row) => [
+          row.streamId,
+          {
+            version: Number(row.version),
+            facts: typeof row.facts === "string" ? (JSON.parse(row.facts) as SlaFacts) : row.facts
+          }
+        ])
+      )
+      const folded: Array<{ streamId: string; version: number; facts: SlaFacts }> = []
+      const missing: Array<string> = []
+      for (const [streamId, list] of streams) {
+        const row = rows.get(streamId)
+        const version = row?.version ?? 0
+        const last = list[list.length - 1]!.streamPosition
+        if (last <= version) continue
+        const handed = context?.folds.get(streamId) as TicketFold | undefined
+        let before: TicketState | undefined
+        if (handed !== undefined && handed.version === version && continues(version, list)) before = handed.state
+        else if (version === 0 && continues(0, list)) before = initialState
+        if (before === undefined) {
+          missing.push(streamId)
+          continue
+        }
+        const { facts } = foldFacts(row?.facts ?? null, before, decodeAll(list))
+        if (facts !== null) folded.push({ streamId, version: last, facts })
+      }
+      if (missing.length > 0) {
+        const all = yield* sql`
+          SELECT ${eventValueColumns(sql)} FROM hd_events
+          WHERE stream_id = ANY(${missing}::text[]) ORDER BY stream_id, stream_position`.values
+        for (const [streamId, list] of byStream(all.map(valuesToRecordedEvent))) {
+          const { facts } = foldFacts(null, initialState, decodeAll(list))
+          if (facts !== null) folded.push({ streamId, version: list[list.length - 1]!.streamPosition, facts })
+        }
+      }
+      const byOrganization = new Map<number, Array<(typeof folded)[number]>>()
+      for (const ticket of folded) {
+        const list = byOrganization.get(ticket.facts.organizationId)
+        if (list === undefined) byOrganization.set(ticket.facts.organizationId, [ticket])
+        else list.push(ticket)
+      }
+      for (const [organizationId, tickets] of byOrganization) yield* writeStates(organizationId, tickets)
+    }).pipe(Effect.withSpan("SlaProjection.apply")),
+  reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_ticket_sla`).pipe(Effect.asVoid)
+}

@@ -1,0 +1,226 @@
+import { SqlClient, type SqlError } from "@effect/sql"
+import type { SlaTarget } from "@helpdesk/domain"
+import { ALWAYS_OPEN, type Schedule } from "@helpdesk/schedule"
+import { Effect } from "effect"
+import { compileStored, type StoredException, type WeeklyHours } from "../BusinessHours/Validation.js"
+import { type ClockPolicy, dueTimes, nextBreach, type SlaFacts } from "./SlaClock.js"
+import { matches } from "./SlaPolicy.js"
+
+/*
+ * The SLA state rows of tickets (`hd_ticket_sla`) and the SLA part of their stored view, written from their facts
+ * with the organization's policies and schedule. Used inside the append transaction (the `sla` projection) and by
+ * recomputes after a policy or business-hours change; needs only the `SqlClient`.
+ */
+
+/** A policy as the clocks and the matching need it. */
+export interface StatePolicy extends ClockPolicy {
+  readonly name: string
+  readonly priorities: ReadonlyArray<string>
+  readonly inboxIds: ReadonlyArray<number>
+  readonly tagIds: ReadonlyArray<number>
+}
+
+interface PolicyRow {
+  readonly id: string
+  readonly name: string
+  readonly priorities: ReadonlyArray<string> | string
+  readonly inboxIds: ReadonlyArray<number> | string
+  readonly tagIds: ReadonlyArray<number> | string
+  readonly firstReplyMinutes: number | null
+  readonly nextReplyMinutes: number | null
+  readonly resolutionMinutes: number | null
+  readonly businessHours: boolean
+  readonly pauseWhenWaitingOnCustomer: boolean
+  readonly pauseWhenSnoozed: boolean
+}
+
+const json = <A>(value: A | string): A => (typeof value === "string" ? (JSON.parse(value) as A) : value)
+
+/** The organization's policies in the order they are tried (position, then id). */
+export const policiesOf = (organizationId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<PolicyRow>`
+      SELECT id, name, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes, resolution_minutes,
+        business_hours, pause_when_waiting_on_customer, pause_when_snoozed
+      FROM hd_sla_policies WHERE organization_id = ${organizationId} ORDER BY position, id`
+  ).pipe(
+    Effect.map((rows) =>
+      rows.map(
+        (row): StatePolicy => ({
+          id: Number(row.id),
+          name: row.name,
+          priorities: json(row.priorities),
+          inboxIds: json(row.inboxIds),
+          tagIds: json(row.tagIds),
+          firstReplyMinutes: row.firstReplyMinutes,
+          nextReplyMinutes: row.nextReplyMinutes,
+          resolutionMinutes: row.resolutionMinutes,
+          businessHours: row.businessHours,
+          pauseWhenWaitingOnCustomer: row.pauseWhenWaitingOnCustomer,
+          pauseWhenSnoozed: row.pauseWhenSnoozed
+        })
+      )
+    )
+  )
+
+/** Compiled schedules by organization, under the version every business-hours change bumps. */
+const schedules = new Map<number, { readonly version: number; readonly schedule: Schedule }>()
+const SCHEDULES_KEPT = 1000
+
+/** The organization's compiled business hours (`ALWAYS_OPEN` when none are saved), cached by version. */
+export const scheduleOf = (organizationId: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ timeZone: string; weeklyHours: WeeklyHours | string; version: string | number }>`
+      SELECT time_zone, weekly_hours, version FROM business_hours WHERE organization_id = ${organizationId}`
+    const row = rows[0]
+    if (row === undefined) return ALWAYS_OPEN
+    const version = Number(row.version)
+    const cached = schedules.get(organizationId)
+    if (cached !== undefined && cached.version === version) return cached.schedule
+    const exceptions = yield* sql<{
+      id: string
+      date: string
+      name: string
+      repeatsYearly: boolean
+      opensAt: string | null
+      closesAt: string | null
+    }>`
+      SELECT id, to_char(date, 'YYYY-MM-DD') AS date, name, repeats_yearly, opens_at::text AS opens_at,
+        closes_at::text AS closes_at
+      FROM business_hours_exceptions WHERE organization_id = ${organizationId} ORDER BY date, id`
+    const schedule = compileStored(
+      row.timeZone,
+      json(row.weeklyHours),
+      exceptions.map(
+        (e): StoredException => ({
+          id: Number(e.id),
+          date: e.date,
+          name: e.name,
+          repeats_yearly: e.repeatsYearly,
+          opens_at: e.opensAt,
+          closes_at: e.closesAt
+        })
+      )
+    )
+    schedules.delete(organizationId)
+    if (schedules.size >= SCHEDULES_KEPT) schedules.delete(schedules.keys().next().value!)
+    schedules.set(organizationId, { version, schedule })
+    return schedule
+  })
+
+/** The SLA part of a ticket's stored view (`view.sla`): ISO-8601 text, `null` for none. */
+export interface StoredSlaView {
+  readonly policyId: number | null
+  readonly policyName: string | null
+  readonly firstReplyDueAt: string | null
+  readonly nextReplyDueAt: string | null
+  readonly resolutionDueAt: string | null
+  readonly breached: boolean
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
+const date = (ms: number | null): Date | null => (ms === null ? null : new Date(ms))
+
+/** What a ticket's SLA state is under `policies` (the first that matches) and `schedule`. */
+export const stateOf = (facts: SlaFacts, policies: ReadonlyArray<StatePolicy>, schedule: Schedule) => {
+  const policy = policies.find((p) =>
+    matches({ priorities: p.priorities as never, inbox_ids: p.inboxIds, tag_ids: p.tagIds }, facts)
+  )
+  const due =
+    policy === undefined ? { firstReply: null, nextReply: null, resolution: null } : dueTimes(facts, policy, schedule)
+  const next = policy === undefined ? null : nextBreach(facts, due)
+  const view: StoredSlaView = {
+    policyId: policy?.id ?? null,
+    policyName: policy?.name ?? null,
+    firstReplyDueAt: iso(due.firstReply),
+    nextReplyDueAt: iso(due.nextReply),
+    resolutionDueAt: iso(due.resolution),
+    breached: facts.breaches.length > 0
+  }
+  return { policy, due, next, view }
+}
+
+/**
+ * Writes the SLA state of tickets of one organization from their facts at stream `version`: the `hd_ticket_sla`
+ * row and the `sla` key of the ticket's stored view (the ticket projection wrote the view earlier in the same
+ * transaction).
+ */
+export const writeStates = (
+  organizationId: number,
+  tickets: ReadonlyArray<{ readonly streamId: string; readonly version: number; readonly facts: SlaFacts }>
+): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (tickets.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    const policies = yield* policiesOf(organizationId)
+    const schedule = yield* scheduleOf(organizationId)
+    for (const { streamId, version, facts } of tickets) {
+      const { due, next, view } = stateOf(facts, policies, schedule)
+      const row = {
+        ticketId: facts.ticketId,
+        streamId,
+        organizationId,
+        version,
+        facts: JSON.stringify(facts),
+        policyId: view.policyId,
+        firstReplyDueAt: date(due.firstReply),
+        nextReplyDueAt: date(due.nextReply),
+        resolutionDueAt: date(due.resolution),
+        breached: view.breached,
+        nextBreachAt: date(next?.dueAt ?? null),
+        nextBreachTarget: (next?.target ?? null) satisfies SlaTarget | null
+      }
+      // The view first, then the SLA row: the order a writer's projections lock them in.
+      yield* sql`
+        UPDATE hd_tickets SET view = view || jsonb_build_object('sla', ${JSON.stringify(view)}::jsonb)
+        WHERE ticket_id = ${facts.ticketId}`
+      yield* sql`
+        INSERT INTO hd_ticket_sla (ticket_id, stream_id, organization_id, version, facts, policy_id,
+          first_reply_due_at, next_reply_due_at, resolution_due_at, breached, next_breach_at, next_breach_target)
+        VALUES (${row.ticketId}, ${row.streamId}, ${row.organizationId}, ${row.version}, ${row.facts}::jsonb,
+          ${row.policyId}, ${row.firstReplyDueAt}, ${row.nextReplyDueAt}, ${row.resolutionDueAt}, ${row.breached},
+          ${row.nextBreachAt}, ${row.nextBreachTarget})
+        ON CONFLICT (ticket_id) DO UPDATE SET version = EXCLUDED.version, facts = EXCLUDED.facts,
+          policy_id = EXCLUDED.policy_id, first_reply_due_at = EXCLUDED.first_reply_due_at,
+          next_reply_due_at = EXCLUDED.next_reply_due_at, resolution_due_at = EXCLUDED.resolution_due_at,
+          breached = EXCLUDED.breached, next_breach_at = EXCLUDED.next_breach_at,
+          next_breach_target = EXCLUDED.next_breach_target`
+    }
+  })
+
+/**
+ * Recomputes every ticket of the organization from its stored facts (after a change of its policies, business
+ * hours or exceptions), in the caller's transaction. Rows are locked in ticket order, as the breach timer's claim
+ * and writers lock them one ticket at a time.
+ */
+export const recomputeOrganization = (organizationId: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ streamId: string; version: string; facts: SlaFacts | string }>`
+      SELECT stream_id, version, facts FROM hd_ticket_sla WHERE organization_id = ${organizationId}
+      ORDER BY ticket_id`
+    yield* writeStates(
+      organizationId,
+      rows.map((row) => ({ streamId: row.streamId, version: Number(row.version), facts: json(row.facts) }))
+    )
+    return rows.length
+  })
+
+/**
+ * The SLA part of a ticket's stored view as the last write left it (`undefined`: none), for responses a write
+ * renders from the domain's state rather than from the read model.
+ */
+export const storedSlaOf = (ticketId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ sla: StoredSlaView | string | null }>`
+      SELECT view -> 'sla' AS sla FROM hd_tickets WHERE ticket_id = ${ticketId}`
+  ).pipe(
+    Effect.map((rows) => {
+      const sla = rows[0]?.sla
+      return sla === undefined || sla === null ? undefined : json<StoredSlaView>(sla)
+    }),
+    Effect.orDie
+  )
