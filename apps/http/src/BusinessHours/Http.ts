@@ -120,4 +120,6 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
         })
       )
   })
-).pipe(Layer.provide([OrganizationAccess.Default, BusinessHours.Default, BusinessHoursExceptions.Default]))
+).pipe(
+  Layer.provide([OrganizationAccess.Default, BusinessHours.Default, BusinessHoursExceptions.Default, SlaPolicies.Default])
+)

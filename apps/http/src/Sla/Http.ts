@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound } from "../Http/Errors.js"
@@ -71,4 +71,4 @@ export const SlaPoliciesLive = HttpApiBuilder.group(Api, "slaPolicies", (handler
         })
       )
   })
-)
+).pipe(Layer.provide([OrganizationAccess.Default, SlaPolicies.Default]))
