@@ -121,5 +121,10 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       )
   })
 ).pipe(
-  Layer.provide([OrganizationAccess.Default, BusinessHours.Default, BusinessHoursExceptions.Default, SlaPolicies.Default])
+  Layer.provide([
+    OrganizationAccess.Default,
+    BusinessHours.Default,
+    BusinessHoursExceptions.Default,
+    SlaPolicies.Default
+  ])
 )
