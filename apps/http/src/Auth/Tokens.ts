@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { AuthCache } from "./AuthCache.js"
 import type { Caller } from "./CurrentCaller.js"
 import * as TokenSecret from "./TokenSecret.js"
@@ -175,18 +176,14 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
       )
 
     /** The user's personal tokens (revoked ones too, never their secrets), one page in the requested order. */
-    const listPersonal = (userId: number, ordering: Ordering.Ordering<string>) => ({
-      count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM api_tokens WHERE ${personal(userId)}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count)),
-        Effect.orDie
-      ),
-      fetch: (window: { readonly limit: number; readonly offset: number }) =>
-        sql<TokenRow>`SELECT * FROM api_tokens WHERE ${personal(userId)}
-          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-          Effect.map((rows) => rows.map(toRecord)),
-          Effect.orDie
-        )
-    })
+    const listPersonal = (userId: number, ordering: Ordering.Ordering<string>) =>
+      Pagination.page(sql, {
+        from: sql`api_tokens`,
+        select: sql`SELECT * FROM api_tokens`,
+        where: personal(userId),
+        ordering,
+        decode: toRecord
+      })
 
     return {
       issuePersonal,

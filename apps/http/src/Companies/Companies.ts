@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
 import type { Company, CompanyCreate, CompanyUpdate } from "./Company.js"
 import { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomainsTaken } from "./CompanyErrors.js"
@@ -185,18 +186,13 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
         sql`c.organization_id = ${organizationId}`,
         ...terms(options.search).map((term) => sql`c.search_name LIKE ${containsPattern(term)}`)
       ])
-      return {
-        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM companies c WHERE ${where}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<CompanyRow>`${select} WHERE ${where}
-            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-            Effect.map((rows) => rows.map(toCompany)),
-            Effect.orDie
-          )
-      }
+      return Pagination.page(sql, {
+        from: sql`companies c`,
+        select,
+        where,
+        ordering: options.ordering,
+        decode: toCompany
+      })
     }
 
     return { findById, create, update, list } as const

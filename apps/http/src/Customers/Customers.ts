@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { domainOfEmail } from "../Companies/EmailDomain.js"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
 import type { Customer, CustomerCreate, CustomerUpdate } from "./Customer.js"
 import { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from "./CustomerErrors.js"
@@ -240,18 +241,13 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
                 WHERE organization_id = ${organizationId} AND company_id = ${options.suggestedFor})`
             ])
       ])
-      return {
-        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM customers c WHERE ${where}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<CustomerRow>`${select} WHERE ${where}
-            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-            Effect.map((rows) => rows.map(toCustomer)),
-            Effect.orDie
-          )
-      }
+      return Pagination.page(sql, {
+        from: sql`customers c`,
+        select,
+        where,
+        ordering: options.ordering,
+        decode: toCustomer
+      })
     }
 
     return { findById, findByEmail, findOrCreateByEmail, create, update, list } as const

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import type { Article, ArticleCreate, ArticleStatus, ArticleUpdate } from "./Article.js"
 import { ArticleNotFound, SlugTaken, UnknownCollection } from "./Errors.js"
 import { chooseSlug, lockPortal } from "./Portals.js"
@@ -73,18 +74,13 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
         ...(options.collection === undefined ? [] : [sql`a.collection_id = ${options.collection}`]),
         ...(options.status === undefined ? [] : [sql`a.status = ${options.status}`])
       ])
-      return {
-        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM hc_articles a WHERE ${where}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<ArticleRow>`${select} WHERE ${where}
-            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-            Effect.map((rows) => rows.map(toArticle)),
-            Effect.orDie
-          )
-      }
+      return Pagination.page(sql, {
+        from: sql`hc_articles a`,
+        select,
+        where,
+        ordering: options.ordering,
+        decode: toArticle
+      })
     }
 
     const find = (organizationId: number, id: number) =>

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import type { ArticleStatus } from "./Article.js"
 import type { ArticleNode, Collection, CollectionCreate, CollectionNode, CollectionUpdate } from "./Collection.js"
 import { CollectionNotEmpty, CollectionNotFound, InvalidMove, SlugTaken, UnknownCollection } from "./Errors.js"
@@ -82,20 +83,14 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
     const sql = yield* SqlClient.SqlClient
 
     /** The organization's collections, as a count and a page fetch for `Pagination.paginate`. */
-    const list = (options: { readonly organizationId: number; readonly ordering: Ordering.Ordering<string> }) => ({
-      count: sql<{ readonly count: string }>`
-        SELECT count(*) AS count FROM hc_collections c WHERE c.organization_id = ${options.organizationId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count)),
-        Effect.orDie
-      ),
-      fetch: (window: { readonly limit: number; readonly offset: number }) =>
-        sql<CollectionRow>`
-          SELECT c.* FROM hc_collections c WHERE c.organization_id = ${options.organizationId}
-          ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-          Effect.map((rows) => rows.map(toCollection)),
-          Effect.orDie
-        )
-    })
+    const list = (options: { readonly organizationId: number; readonly ordering: Ordering.Ordering<string> }) =>
+      Pagination.page(sql, {
+        from: sql`hc_collections c`,
+        select: sql`SELECT c.* FROM hc_collections c`,
+        where: sql`c.organization_id = ${options.organizationId}`,
+        ordering: options.ordering,
+        decode: toCollection
+      })
 
     const find = (organizationId: number, id: number) =>
       sql<CollectionRow>`SELECT * FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(

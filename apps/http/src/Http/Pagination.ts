@@ -1,7 +1,9 @@
 import type { HttpServerRequest } from "@effect/platform"
+import type { SqlClient, Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { NotFound, ValidationError } from "./Errors.js"
 import { requestUrl } from "./Links.js"
+import type { Ordering } from "./Ordering.js"
 import * as Query from "./Query.js"
 
 /**
@@ -93,13 +95,7 @@ const pageLink = (request: HttpServerRequest.HttpServerRequest, page: number): E
 export const paginate = <A, E, R>(
   request: HttpServerRequest.HttpServerRequest,
   page: PageRequest,
-  query: {
-    readonly count: Effect.Effect<number, E, R>
-    readonly fetch: (window: {
-      readonly limit: number
-      readonly offset: number
-    }) => Effect.Effect<ReadonlyArray<A>, E, R>
-  }
+  query: PagedQuery<A, E, R>
 ): Effect.Effect<Page<A>, E | NotFound, R> =>
   Effect.gen(function* () {
     const count = yield* query.count
@@ -113,3 +109,46 @@ export const paginate = <A, E, R>(
       results
     }
   })
+
+/** A page window: `LIMIT`/`OFFSET`. */
+export interface Window {
+  readonly limit: number
+  readonly offset: number
+}
+
+/** A paginated query as {@link paginate} runs it: the count of all rows and a fetch of one window. */
+export interface PagedQuery<A, E = never, R = never> {
+  readonly count: Effect.Effect<number, E, R>
+  readonly fetch: (window: Window) => Effect.Effect<ReadonlyArray<A>, E, R>
+}
+
+/**
+ * The count-then-fetch query of a list: `SELECT count(*) FROM {from} WHERE {where}`, then
+ * `{select} WHERE {where} ORDER BY … LIMIT … OFFSET …` with each row decoded. Database errors are defects,
+ * as in every repository read.
+ * @param from the table (with the alias `where` and the ordering use) for the count
+ * @param select the `SELECT … FROM …` of the rows, joins included, without `WHERE`
+ */
+export const page = <Row extends object, A>(
+  sql: SqlClient.SqlClient,
+  options: {
+    readonly from: Statement.Fragment
+    readonly select: Statement.Fragment
+    readonly where: Statement.Fragment
+    readonly ordering: Ordering<string>
+    readonly decode: (row: Row) => A
+  }
+): PagedQuery<A> => ({
+  count: sql<{
+    readonly count: string | number
+  }>`SELECT count(*) AS count FROM ${options.from} WHERE ${options.where}`.pipe(
+    Effect.map((rows) => Number(rows[0]!.count)),
+    Effect.orDie
+  ),
+  fetch: (window) =>
+    sql<Row>`${options.select} WHERE ${options.where}
+      ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+      Effect.map((rows) => rows.map(options.decode)),
+      Effect.orDie
+    )
+})

@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Config, Effect } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { DEFAULT_INBOX_EMAIL_DOMAIN, inboxEmailAddress } from "./EmailPrefix.js"
 import type { Inbox, InboxCreate, InboxUpdate } from "./Inbox.js"
 import { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./InboxErrors.js"
@@ -207,19 +208,14 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       }).pipe(Effect.orDie, Effect.withSpan("Inboxes.defaultFor"))
 
     /** The organization's inboxes, one page in the requested order. */
-    const list = (organizationId: number, ordering: Ordering.Ordering<string>) => ({
-      count: sql<{ readonly count: string }>`
-        SELECT count(*) AS count FROM inboxes WHERE organization_id = ${organizationId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count)),
-        Effect.orDie
-      ),
-      fetch: (window: { readonly limit: number; readonly offset: number }) =>
-        sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId}
-          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-          Effect.map((rows) => rows.map(toInbox)),
-          Effect.orDie
-        )
-    })
+    const list = (organizationId: number, ordering: Ordering.Ordering<string>) =>
+      Pagination.page(sql, {
+        from: sql`inboxes i`,
+        select,
+        where: sql`i.organization_id = ${organizationId}`,
+        ordering,
+        decode: toInbox
+      })
 
     return { findById, defaultFor, create, update, list } as const
   })

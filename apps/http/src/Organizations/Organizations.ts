@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import * as Ordering from "../Http/Ordering.js"
-import type { PageRequest } from "../Http/Pagination.js"
+import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
 import type { Organization, OrganizationChanges } from "./Organization.js"
 import * as PublicId from "./PublicId.js"
@@ -140,24 +140,24 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
       readonly caller: Caller
       readonly search: string
       readonly ordering: Ordering.Ordering<string>
-      readonly page: PageRequest
+      readonly page: Pagination.PageRequest
     }) => {
       const where = sql.and([
         visibleTo(options.caller),
         ...terms(options.search).map((term) => sql`o.search_name LIKE ${containsPattern(term)}`)
       ])
+      const query = Pagination.page(sql, {
+        from: sql`organizations o`,
+        select,
+        where,
+        ordering: options.ordering,
+        decode: (row: OrganizationRow) => row
+      })
+      // The wire shape depends on the clock (trial state), so rows are turned into organizations after the fetch.
       return {
-        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM organizations o WHERE ${where}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          Effect.zipWith(
-            sql<OrganizationRow>`${select} WHERE ${where}
-              ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`,
-            now,
-            (rows, at) => rows.map((row) => toOrganization(row, at))
-          ).pipe(Effect.orDie)
+        count: query.count,
+        fetch: (window: Pagination.Window) =>
+          Effect.zipWith(query.fetch(window), now, (rows, at) => rows.map((row) => toOrganization(row, at)))
       }
     }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { type Criteria, EMPTY_CRITERIA, fromStored } from "./Criteria.js"
 import type { PresetFilter, Visibility } from "./PresetFilter.js"
 
@@ -140,18 +141,13 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
       readonly ordering: Ordering.Ordering<string>
     }) => {
       const where = visibleTo(options.organizationId, options.viewer)
-      return {
-        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM preset_filters f WHERE ${where}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<FilterRow>`${select} WHERE ${where}
-            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-            Effect.map((rows) => rows.map(toStored)),
-            Effect.orDie
-          )
-      }
+      return Pagination.page(sql, {
+        from: sql`preset_filters f`,
+        select,
+        where,
+        ordering: options.ordering,
+        decode: toStored
+      })
     }
 
     /**

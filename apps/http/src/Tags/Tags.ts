@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { containsPattern } from "../Search/SearchText.js"
 import { type Tag, type TagCreate, type TagUpdate, tagNameKey } from "./Tag.js"
 import { TagNameTaken, TagNotFound } from "./TagErrors.js"
@@ -142,18 +143,13 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
           .filter((term) => term !== "")
           .map((term) => sql`name_key LIKE ${containsPattern(term)}`)
       ])
-      return {
-        count: sql<{ readonly count: string }>`SELECT count(*) AS count FROM tags WHERE ${where}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<TagRow>`SELECT id, name, color FROM tags WHERE ${where}
-            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-            Effect.map((rows) => rows.map(toTag)),
-            Effect.orDie
-          )
-      }
+      return Pagination.page(sql, {
+        from: sql`tags`,
+        select: sql`SELECT id, name, color FROM tags`,
+        where,
+        ordering: options.ordering,
+        decode: toTag
+      })
     }
 
     return { findById, findByIds, findByNames, create, update, remove, list } as const
