@@ -1,0 +1,266 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, type HttpServerRequest, OpenApi } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
+import type { Action } from "../Auth/Permissions.js"
+import { NotFound, type ValidationError } from "./Errors.js"
+import type * as Ordering from "./Ordering.js"
+import * as Pagination from "./Pagination.js"
+import { OrganizationId, OrganizationPath } from "./PathParams.js"
+import type * as Query from "./Query.js"
+import * as RequestBody from "./RequestBody.js"
+import { created, noContent } from "./Responses.js"
+
+/**
+ * A directory resource under `/organizations/{organization_id}/{segment}/`: list (search filters, ordering,
+ * paging), create, read, partial update and delete. {@link endpoints} declares its `HttpApiEndpoint`s from its
+ * schemas, {@link handlers} implements them over a {@link Repository}; the feature's group adds anything else.
+ */
+
+/** An endpoint's OpenAPI summary and optional description. */
+export interface Doc {
+  readonly summary: string
+  readonly description?: string
+}
+
+/** What declares a resource: its path, wire schemas and ordering. */
+export interface Spec<
+  Segment extends string,
+  IdParam extends string,
+  A,
+  I,
+  C,
+  CI,
+  U,
+  UI,
+  Filters extends Record<string, ReturnType<typeof Query.param>>
+> {
+  /** The collection's path segment: `tags` in `/organizations/{organization_id}/tags/`. */
+  readonly segment: Segment
+  /** The item's path parameter: `pk` in `/organizations/{organization_id}/tags/{pk}/`. */
+  readonly idParam: IdParam
+  /** How the item's id shows in the path (OpenAPI); ids are parsed by the handlers. */
+  readonly idSchema: Schema.Schema<string>
+  readonly item: Schema.Schema<A, I>
+  readonly create: Schema.Schema<C, CI>
+  readonly update: Schema.Schema<U, UI>
+  /** Query parameters of the list besides ordering and paging. */
+  readonly filters: Filters
+  readonly ordering: Ordering.OrderingSpec<string>
+  readonly docs: {
+    readonly list: Doc
+    readonly create: Doc
+    readonly get: Doc
+    readonly update: Doc
+    readonly delete?: Doc
+  }
+}
+
+/** Declares a resource (identity function that fixes the type parameters). */
+export const make = <
+  const Segment extends string,
+  const IdParam extends string,
+  A,
+  I,
+  C,
+  CI,
+  U,
+  UI,
+  Filters extends Record<string, ReturnType<typeof Query.param>> = {}
+>(
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>
+): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters> => spec
+
+const documented = (doc: Doc) => OpenApi.annotations({ summary: doc.summary, description: doc.description })
+
+/** The resource's endpoints: `list`, `create`, `get`, `update` and `delete`. */
+export const endpoints = <
+  Segment extends string,
+  IdParam extends string,
+  A,
+  I,
+  C,
+  CI,
+  U,
+  UI,
+  Filters extends Record<string, ReturnType<typeof Query.param>>
+>(
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>
+) => {
+  const collection = `/organizations/:organization_id/${spec.segment}/` as const
+  const member = `${collection}:${spec.idParam}/` as const
+  const ItemPath = Schema.Struct({ organization_id: OrganizationId }).pipe(
+    Schema.extend(Schema.Struct({ [spec.idParam]: spec.idSchema } as { [K in IdParam]: Schema.Schema<string> }))
+  )
+  const ListParams = Schema.Struct({ ...spec.filters, ...spec.ordering.params, ...Pagination.params })
+  return {
+    list: HttpApiEndpoint.get("list", collection)
+      .setPath(OrganizationPath)
+      // Every field is a `Query.param` (string-encoded), which the generic check cannot see through.
+      .setUrlParams<typeof ListParams>(ListParams as never)
+      .addSuccess(Pagination.Envelope(spec.item))
+      .annotateContext(documented(spec.docs.list)),
+    create: HttpApiEndpoint.post("create", collection)
+      .setPath(OrganizationPath)
+      .setPayload(spec.create)
+      .addSuccess(spec.item, { status: 201 })
+      .annotateContext(documented(spec.docs.create)),
+    get: HttpApiEndpoint.get("get", member)
+      .setPath(ItemPath)
+      .addSuccess(spec.item)
+      .annotateContext(documented(spec.docs.get)),
+    update: HttpApiEndpoint.patch("update", member)
+      .setPath(ItemPath)
+      .setPayload(spec.update)
+      .addSuccess(spec.item)
+      .annotateContext(documented(spec.docs.update)),
+    delete: HttpApiEndpoint.del("delete", member)
+      .setPath(ItemPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .annotateContext(documented(spec.docs.delete ?? { summary: `Delete from ${spec.segment}` }))
+  }
+}
+
+/** A group named `id` with the resource's `list`, `create`, `get` and `update`; add `delete` and the rest to it. */
+export const group = <
+  const Id extends string,
+  Segment extends string,
+  IdParam extends string,
+  A,
+  I,
+  C,
+  CI,
+  U,
+  UI,
+  Filters extends Record<string, ReturnType<typeof Query.param>>
+>(
+  id: Id,
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>
+) => {
+  const all = endpoints(spec)
+  return HttpApiGroup.make(id).add(all.list).add(all.create).add(all.get).add(all.update)
+}
+
+/** The storage a resource's handlers need, scoped by the organization's internal id. */
+export interface Repository<A extends { readonly id: Id }, Id, C, U, Query, E> {
+  readonly findById: (organizationId: number, id: Id) => Effect.Effect<A | undefined>
+  readonly list: (organizationId: number, query: Query) => Pagination.PagedQuery<A>
+  readonly create: (organizationId: number, input: C) => Effect.Effect<A, E>
+  readonly update: (organizationId: number, id: Id, changes: U) => Effect.Effect<A, E>
+  readonly remove?: (organizationId: number, id: Id) => Effect.Effect<void, E>
+}
+
+/** How a resource's handlers reach and guard its repository. */
+export interface Binding<A extends { readonly id: Id }, Id, C, U, Query, E, UrlParams> {
+  readonly permissions: { readonly read: Action; readonly write: Action }
+  /** The id a path segment names, or undefined (404). */
+  readonly parseId: (segment: string) => Id | undefined
+  /** The repository's list query from the request's filters and its parsed ordering. */
+  readonly query: (urlParams: UrlParams, ordering: Ordering.Ordering<string>) => Query
+  /** The wire error of a refused write. */
+  readonly writeError: (error: E) => NotFound | ValidationError
+  readonly repository: Repository<A, Id, C, U, Query, E>
+}
+
+/**
+ * The handlers of a resource's endpoints, for `handlers.handle("list", h.list).handleRaw("create", h.create)…`
+ * (create, update and delete read the body themselves so its errors keep the documented shape).
+ */
+export const handlers = <
+  Segment extends string,
+  IdParam extends string,
+  A extends { readonly id: Id },
+  I,
+  C,
+  CI,
+  U,
+  UI,
+  Filters extends Record<string, ReturnType<typeof Query.param>>,
+  Id,
+  Query,
+  E
+>(
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>,
+  binding: Binding<A, Id, C, U, Query, E, Schema.Struct.Type<Filters>>
+) =>
+  Effect.gen(function* () {
+    const access = yield* OrganizationAccess
+    const { permissions, repository } = binding
+
+    // A malformed id names nothing: 404, as an unknown one.
+    const existing = (organizationId: number, segment: string) =>
+      Effect.gen(function* () {
+        const id = binding.parseId(segment)
+        const item = id === undefined ? undefined : yield* repository.findById(organizationId, id)
+        if (item === undefined) return yield* new NotFound()
+        return item
+      })
+
+    type ItemRequest = {
+      readonly path: { readonly organization_id: string } & { readonly [K in IdParam]: string }
+      readonly request: HttpServerRequest.HttpServerRequest
+    }
+
+    const list = (input: {
+      readonly path: { readonly organization_id: string }
+      readonly request: HttpServerRequest.HttpServerRequest
+      readonly urlParams: Schema.Struct.Type<Filters> & {
+        readonly ordering?: string | undefined
+        readonly page?: string | undefined
+        readonly page_size?: string | undefined
+      }
+    }) =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(input.path.organization_id, permissions.read)
+        const ordering = yield* spec.ordering.parse(input.urlParams.ordering)
+        const page = yield* Pagination.parse(input.urlParams)
+        return yield* Pagination.paginate(
+          input.request,
+          page,
+          repository.list(scope.organizationId, binding.query(input.urlParams, ordering))
+        )
+      })
+
+    const create = (input: {
+      readonly path: { readonly organization_id: string }
+      readonly request: HttpServerRequest.HttpServerRequest
+    }) =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(input.path.organization_id, permissions.write)
+        const body = yield* RequestBody.decode(input.request, spec.create)
+        const item = yield* repository.create(scope.organizationId, body).pipe(Effect.mapError(binding.writeError))
+        return yield* created(
+          input.request,
+          spec.item,
+          item,
+          `/organizations/${scope.publicId}/${spec.segment}/${String(item.id)}/`
+        )
+      })
+
+    const get = (input: Pick<ItemRequest, "path">) =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(input.path.organization_id, permissions.read)
+        return yield* existing(scope.organizationId, input.path[spec.idParam])
+      })
+
+    const update = (input: ItemRequest) =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(input.path.organization_id, permissions.write)
+        const item = yield* existing(scope.organizationId, input.path[spec.idParam])
+        const changes = yield* RequestBody.decode(input.request, spec.update)
+        return yield* repository
+          .update(scope.organizationId, item.id, changes)
+          .pipe(Effect.mapError(binding.writeError))
+      })
+
+    const remove = (input: Pick<ItemRequest, "path">) =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(input.path.organization_id, permissions.write)
+        const item = yield* existing(scope.organizationId, input.path[spec.idParam])
+        // A resource without `remove` declares no delete endpoint; answer as for an unknown route.
+        if (repository.remove === undefined) return yield* new NotFound()
+        yield* repository.remove(scope.organizationId, item.id).pipe(Effect.mapError(binding.writeError))
+        return noContent
+      })
+
+    return { list, create, get, update, delete: remove } as const
+  })
