@@ -1,18 +1,15 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
-import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import type { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { parseUuid } from "../Companies/CompanyId.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
 import { parseBooleanText } from "../Http/Fields.js"
-import * as Pagination from "../Http/Pagination.js"
 import { parseIntegerId } from "../Http/PathParams.js"
-import * as RequestBody from "../Http/RequestBody.js"
-import { created } from "../Http/Responses.js"
-import { Customer, CustomerCreate, CustomerUpdate } from "./Customer.js"
+import * as Resource from "../Http/Resource.js"
+import { CustomerResource } from "./Api.js"
 import type { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from "./CustomerErrors.js"
-import { CustomerOrdering, Customers } from "./Customers.js"
+import { Customers } from "./Customers.js"
 
 /** The wire error of a refused customer write. */
 export const customerWriteError = (
@@ -57,63 +54,22 @@ export const parseCustomerFilters = (params: {
 export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =>
   Effect.gen(function* () {
     const customers = yield* Customers
-    const access = yield* OrganizationAccess
-
-    const customerId = (pk: string) => {
-      const id = parseIntegerId(pk)
-      return id === undefined ? Effect.fail(new NotFound()) : Effect.succeed(id)
-    }
-
+    const resource = yield* Resource.handlers(CustomerResource, {
+      permissions: { read: "customers.read", write: "customers.write" },
+      parseId: parseIntegerId,
+      filters: (urlParams) =>
+        Effect.map(parseCustomerFilters(urlParams), (filters) => ({
+          search: urlParams.search ?? "",
+          ...(filters.companyId === undefined ? {} : { companyId: filters.companyId }),
+          ...(filters.isSpam === undefined ? {} : { isSpam: filters.isSpam })
+        })),
+      writeError: customerWriteError,
+      repository: customers
+    })
     return handlers
-      .handle("list", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "customers.read")
-          const filters = yield* parseCustomerFilters(urlParams)
-          const ordering = yield* CustomerOrdering.parse(urlParams.ordering)
-          const page = yield* Pagination.parse(urlParams)
-          return yield* Pagination.paginate(
-            request,
-            page,
-            customers.list(scope.organizationId, {
-              search: urlParams.search ?? "",
-              ...(filters.companyId === undefined ? {} : { companyId: filters.companyId }),
-              ...(filters.isSpam === undefined ? {} : { isSpam: filters.isSpam }),
-              ordering
-            })
-          )
-        })
-      )
-      .handleRaw("create", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "customers.write")
-          const input = yield* RequestBody.decode(request, CustomerCreate)
-          const customer = yield* customers
-            .create(scope.organizationId, input)
-            .pipe(Effect.mapError(customerWriteError))
-          return yield* created(
-            request,
-            Customer,
-            customer,
-            `/organizations/${scope.publicId}/customers/${customer.id}/`
-          )
-        })
-      )
-      .handle("get", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "customers.read")
-          const customer = yield* customers.findById(scope.organizationId, yield* customerId(path.pk))
-          if (customer === undefined) return yield* new NotFound()
-          return customer
-        })
-      )
-      .handleRaw("update", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "customers.write")
-          const id = yield* customerId(path.pk)
-          if ((yield* customers.findById(scope.organizationId, id)) === undefined) return yield* new NotFound()
-          const changes = yield* RequestBody.decode(request, CustomerUpdate)
-          return yield* customers.update(scope.organizationId, id, changes).pipe(Effect.mapError(customerWriteError))
-        })
-      )
+      .handle("list", resource.list)
+      .handleRaw("create", resource.create)
+      .handle("get", resource.get)
+      .handleRaw("update", resource.update)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Customers.Default]))

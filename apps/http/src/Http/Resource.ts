@@ -143,7 +143,10 @@ export const group = <
 /** The storage a resource's handlers need, scoped by the organization's internal id. */
 export interface Repository<A extends { readonly id: Id }, Id, C, U, Query, E> {
   readonly findById: (organizationId: number, id: Id) => Effect.Effect<A | undefined>
-  readonly list: (organizationId: number, query: Query) => Pagination.PagedQuery<A>
+  readonly list: (
+    organizationId: number,
+    query: Query & { readonly ordering: Ordering.Ordering<string> }
+  ) => Pagination.PagedQuery<A>
   readonly create: (organizationId: number, input: C) => Effect.Effect<A, E>
   readonly update: (organizationId: number, id: Id, changes: U) => Effect.Effect<A, E>
   readonly remove?: (organizationId: number, id: Id) => Effect.Effect<void, E>
@@ -154,8 +157,8 @@ export interface Binding<A extends { readonly id: Id }, Id, C, U, Query, E, UrlP
   readonly permissions: { readonly read: Action; readonly write: Action }
   /** The id a path segment names, or undefined (404). */
   readonly parseId: (segment: string) => Id | undefined
-  /** The repository's list query from the request's filters and its parsed ordering. */
-  readonly query: (urlParams: UrlParams, ordering: Ordering.Ordering<string>) => Query
+  /** The repository's list filters from the request's query parameters (checked before the ordering). */
+  readonly filters: (urlParams: UrlParams) => Effect.Effect<Query, ValidationError>
   /** The wire error of a refused write. */
   readonly writeError: (error: E) => NotFound | ValidationError
   readonly repository: Repository<A, Id, C, U, Query, E>
@@ -163,7 +166,8 @@ export interface Binding<A extends { readonly id: Id }, Id, C, U, Query, E, UrlP
 
 /**
  * The handlers of a resource's endpoints, for `handlers.handle("list", h.list).handleRaw("create", h.create)…`
- * (create, update and delete read the body themselves so its errors keep the documented shape).
+ * (create, update and delete read the body themselves so its errors keep the documented shape), and `existing`,
+ * the item a path segment names or 404, for the group's other endpoints.
  */
 export const handlers = <
   Segment extends string,
@@ -211,12 +215,13 @@ export const handlers = <
     }) =>
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.read)
+        const filters = yield* binding.filters(input.urlParams)
         const ordering = yield* spec.ordering.parse(input.urlParams.ordering)
         const page = yield* Pagination.parse(input.urlParams)
         return yield* Pagination.paginate(
           input.request,
           page,
-          repository.list(scope.organizationId, binding.query(input.urlParams, ordering))
+          repository.list(scope.organizationId, { ...filters, ordering })
         )
       })
 
@@ -262,5 +267,5 @@ export const handlers = <
         return noContent
       })
 
-    return { list, create, get, update, delete: remove } as const
+    return { list, create, get, update, delete: remove, existing } as const
   })

@@ -32,7 +32,7 @@ export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
     const resource = yield* Resource.handlers(InboxResource, {
       permissions: { read: "inboxes.read", write: "inboxes.write" },
       parseId: parseIntegerId,
-      query: (_urlParams, ordering) => ordering,
+      filters: () => Effect.succeed({}),
       writeError: inboxWriteError,
       repository: inboxes
     })

@@ -208,12 +208,12 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       }).pipe(Effect.orDie, Effect.withSpan("Inboxes.defaultFor"))
 
     /** The organization's inboxes, one page in the requested order. */
-    const list = (organizationId: number, ordering: Ordering.Ordering<string>) =>
+    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
       Pagination.page(sql, {
         from: sql`inboxes i`,
         select,
         where: sql`i.organization_id = ${organizationId}`,
-        ordering,
+        ordering: options.ordering,
         decode: toInbox
       })
 

@@ -19,7 +19,7 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
     const resource = yield* Resource.handlers(TagResource, {
       permissions: { read: "tags.read", write: "tags.write" },
       parseId: parseIntegerId,
-      query: (urlParams, ordering) => ({ search: urlParams.search ?? "", ordering }),
+      filters: (urlParams) => Effect.succeed({ search: urlParams.search ?? "" }),
       writeError: tagWriteError,
       repository: tags
     })
