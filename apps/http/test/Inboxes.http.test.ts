@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, FastCheck } from "effect"
+import { Effect } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
+import * as Fuzz from "./support/Fuzz.js"
 import { get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -301,46 +302,21 @@ layer(TestAppLive, { excludeTestServices: true })("inboxes over HTTP", (it) => {
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       const target = (yield* createInbox(org, { name: "Target", email_prefix: "target" })).id
-      const value = FastCheck.oneof(
-        FastCheck.jsonValue({ maxDepth: 2 }),
-        FastCheck.string({ maxLength: 300 }),
-        FastCheck.integer(),
-        FastCheck.boolean(),
-        FastCheck.constant(null),
-        FastCheck.uuid()
-      )
-      const body = FastCheck.record(
-        {
-          name: value,
-          email_prefix: value,
-          is_default: value,
-          auto_reply_during_enabled: value,
-          auto_reply_outside_template: value,
-          customer_max_inactivity_period: value,
-          customer_interaction_style: value,
-          signature: value
-        },
-        { requiredKeys: [] }
-      )
-      const bodies = [
-        ...FastCheck.sample(body, { numRuns: 40, seed: 42 }),
-        ...FastCheck.sample(value, { numRuns: 10, seed: 7 })
-      ]
-      for (const json of bodies) {
-        const created = yield* post(`${org.path}inboxes/`, { token: org.ownerToken, json })
-        assert.include([201, 400], created.status, JSON.stringify(json))
-        const updated = yield* patch(`${`${org.path}inboxes/`}${target}/`, { token: org.ownerToken, json })
-        assert.include([200, 400], updated.status, JSON.stringify(json))
-        const form = yield* post(`${org.path}inboxes/`, {
-          token: org.ownerToken,
-          form: Object.fromEntries(
-            Object.entries(typeof json === "object" && json !== null && !Array.isArray(json) ? json : {}).map(
-              ([k, v]) => [k, String(v)]
-            )
-          )
-        })
-        assert.include([201, 400], form.status, JSON.stringify(json))
-      }
+      yield* Fuzz.directoryWrites({
+        collection: `${org.path}inboxes/`,
+        target,
+        token: org.ownerToken,
+        fields: [
+          "name",
+          "email_prefix",
+          "is_default",
+          "auto_reply_during_enabled",
+          "auto_reply_outside_template",
+          "customer_max_inactivity_period",
+          "customer_interaction_style",
+          "signature"
+        ]
+      })
     })
   )
 })

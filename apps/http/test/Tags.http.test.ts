@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, FastCheck } from "effect"
+import { Effect } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
+import * as Fuzz from "./support/Fuzz.js"
 import { del, get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 
 layer(TestAppLive, { excludeTestServices: true })("tags over HTTP", (it) => {
@@ -135,34 +136,12 @@ layer(TestAppLive, { excludeTestServices: true })("tags over HTTP", (it) => {
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       const target = (yield* post(`${org.path}tags/`, { token: org.ownerToken, json: { name: "target" } })).body.id
-      const value = FastCheck.oneof(
-        FastCheck.jsonValue({ maxDepth: 2 }),
-        FastCheck.string({ maxLength: 300 }),
-        FastCheck.integer(),
-        FastCheck.boolean(),
-        FastCheck.constant(null),
-        FastCheck.uuid()
-      )
-      const body = FastCheck.record({ name: value, color: value }, { requiredKeys: [] })
-      const bodies = [
-        ...FastCheck.sample(body, { numRuns: 40, seed: 42 }),
-        ...FastCheck.sample(value, { numRuns: 10, seed: 7 })
-      ]
-      for (const json of bodies) {
-        const created = yield* post(`${org.path}tags/`, { token: org.ownerToken, json })
-        assert.include([201, 400], created.status, JSON.stringify(json))
-        const updated = yield* patch(`${`${org.path}tags/`}${target}/`, { token: org.ownerToken, json })
-        assert.include([200, 400], updated.status, JSON.stringify(json))
-        const form = yield* post(`${org.path}tags/`, {
-          token: org.ownerToken,
-          form: Object.fromEntries(
-            Object.entries(typeof json === "object" && json !== null && !Array.isArray(json) ? json : {}).map(
-              ([k, v]) => [k, String(v)]
-            )
-          )
-        })
-        assert.include([201, 400], form.status, JSON.stringify(json))
-      }
+      yield* Fuzz.directoryWrites({
+        collection: `${org.path}tags/`,
+        target,
+        token: org.ownerToken,
+        fields: ["name", "color"]
+      })
     })
   )
 
