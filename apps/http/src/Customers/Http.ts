@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import type { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { parseUuid } from "../Companies/CompanyId.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"

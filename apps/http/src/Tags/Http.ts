@@ -1,6 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
 import { parseIntegerId } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
