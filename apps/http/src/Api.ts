@@ -18,6 +18,7 @@ import { SlaPoliciesApi } from "./Sla/Api.js"
 import { TagsApi } from "./Tags/Api.js"
 import { TicketsApi } from "./Tickets/Api.js"
 import { MembersApi, PersonalTokensApi } from "./Users/Api.js"
+import { WebhooksApi } from "./Webhooks/Api.js"
 
 const conventions = `Helpdesk backend API. Wire conventions (see docs/api-conventions.md):
 
@@ -99,6 +100,7 @@ export class Api extends HttpApi.make("helpdesk")
   .add(PersonalTokensApi)
   .add(EventLogApi)
   .add(InboundMailApi)
+  .add(WebhooksApi)
   .addError(Wire.ValidationError)
   .addError(Wire.BadRequest)
   .addError(Wire.NotFound)

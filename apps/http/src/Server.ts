@@ -55,6 +55,9 @@ import { SnoozeTimerLive } from "./Timers/SnoozeTimer.js"
 import { MembersLive, PersonalTokensLive } from "./Users/Http.js"
 import { Memberships } from "./Users/Memberships.js"
 import { Users } from "./Users/Users.js"
+import { WebhooksLive } from "./Webhooks/Http.js"
+import { Webhooks } from "./Webhooks/Webhooks.js"
+import { WebhookWorkerLive } from "./Webhooks/WebhookWorker.js"
 
 /** Repositories and services the handlers use; each needs only the `SqlClient`. */
 export const ServicesLive = Layer.mergeAll(
@@ -73,6 +76,7 @@ export const ServicesLive = Layer.mergeAll(
   PresetFilters.Default,
   Collections.Default,
   Articles.Default,
+  Webhooks.Default,
   PendingAttachmentsLive
 )
 
@@ -96,7 +100,8 @@ export const GroupsLive = Layer.mergeAll(
   MembersLive,
   PersonalTokensLive,
   EventLogLive,
-  InboundMailHttpLive
+  InboundMailHttpLive,
+  WebhooksLive
 )
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */
@@ -163,7 +168,8 @@ export const WorkersLive = Layer.mergeAll(
   MailWorkerLive,
   SnoozeTimerLive,
   InactivityTimerLive,
-  SlaBreachTimerLive
+  SlaBreachTimerLive,
+  WebhookWorkerLive
 ).pipe(Layer.provide(TicketServicesLive))
 
 /**

@@ -130,6 +130,14 @@ export const PERMISSIONS = {
     roles: PEOPLE,
     endpoints: "`GET`, `POST personal-tokens/`, `GET` and `DELETE personal-tokens/{token_id}/`: the caller's own",
     denied: "have personal tokens"
+  },
+  // Webhook settings name where the organization's events go and their log shows the receivers' answers: not
+  // for members, reads included.
+  "webhooks.manage": {
+    roles: MANAGERS,
+    endpoints:
+      "`GET`, `POST` on `webhooks/`; `GET`, `PATCH`, `DELETE` on `webhooks/{id}/`; `POST …/rotate-secret/`, `GET …/deliveries/`",
+    denied: "see or change webhooks"
   }
 } as const satisfies Record<string, Permission>
 

@@ -21,6 +21,7 @@ import inboundMail from "./0091_inbound_mail.js"
 import ticketSearch from "./0093_ticket_search.js"
 import blobStores from "./0095_blob_stores.js"
 import eventOrganizations from "./0096_event_organizations.js"
+import webhooks from "./0097_webhooks.js"
 import sla from "./0099_sla.js"
 
 /**
@@ -49,5 +50,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0093_ticket_search": ticketSearch,
   "0095_blob_stores": blobStores,
   "0096_event_organizations": eventOrganizations,
+  "0097_webhooks": webhooks,
   "0099_sla": sla
 }

@@ -1,0 +1,81 @@
+import { SqlClient } from "@effect/sql"
+import type { RecordedEvent } from "@helpdesk/domain"
+import { Effect } from "effect"
+import { catchUp } from "../EventStore/Consumer.js"
+import type { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
+import { webhookBody } from "./WebhookBody.js"
+import { webhookConsumerId } from "./Webhooks.js"
+
+/** Events read per batch by a webhook's reader of the global log. */
+const FAN_OUT_BATCH = 500
+
+interface BehindRow {
+  readonly id: string
+  readonly organizationId: string
+  readonly publicId: string
+}
+
+/**
+ * The reader of the global log of one webhook (checkpoint `webhook-{id}` in `hd_checkpoints`): each batch writes
+ * one pending delivery per event of the webhook's organization and types, in the transaction that moves the
+ * checkpoint, so an event is queued exactly once and none is skipped (decision 0301: the reader never passes a
+ * transaction still in flight).
+ */
+const webhookConsumer = (webhook: BehindRow) => ({
+  consumerId: webhookConsumerId(Number(webhook.id)),
+  batchSize: FAN_OUT_BATCH,
+  handle: (events: ReadonlyArray<RecordedEvent>) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // Shares the webhook's row with this batch: turning it off or deleting it waits for the batch, and then
+      // finds (and gives up) the deliveries the batch queued.
+      const [current] = yield* sql<{ readonly active: boolean; readonly eventTypes: ReadonlyArray<string> }>`
+        SELECT active, event_types FROM hd_webhooks WHERE id = ${webhook.id} FOR SHARE`
+      if (current === undefined || !current.active) return
+      const types = new Set(current.eventTypes)
+      const wanted = types.size === 0 ? events : events.filter((event) => types.has(event.type))
+      if (wanted.length === 0) return
+      const streamIds = [...new Set(wanted.map((event) => event.streamId))]
+      const tickets = yield* sql<{ readonly streamId: string; readonly ticketId: string }>`
+        SELECT stream_id, ticket_id FROM hd_tickets
+        WHERE stream_id = ANY(${streamIds}::text[]) AND organization_id = ${webhook.organizationId}`
+      const ticketOf = new Map(tickets.map((row) => [row.streamId, Number(row.ticketId)]))
+      const rows = wanted.flatMap((event) => {
+        const ticketId = ticketOf.get(event.streamId)
+        return ticketId === undefined
+          ? []
+          : [
+              {
+                webhookId: webhook.id,
+                eventId: event.eventId,
+                eventType: event.type,
+                orderingKey: event.streamId,
+                body: webhookBody(event, webhook.publicId, ticketId)
+              }
+            ]
+      })
+      if (rows.length === 0) return
+      yield* sql`INSERT INTO hd_webhook_deliveries ${sql.insert(rows)} ON CONFLICT (webhook_id, event_id) DO NOTHING`
+    }).pipe(Effect.orDie)
+})
+
+/**
+ * One round of fan-out: finds the active webhooks whose checkpoint is behind the end of the readable log (one
+ * query when nothing happened) and lets each one's reader catch up. Another replica busy with a webhook's
+ * checkpoint makes this one skip it. Answers the events read.
+ */
+export const fanOutRound: Effect.Effect<number, never, SqlClient.SqlClient | PostgresEventStore> = Effect.gen(
+  function* () {
+    const sql = yield* SqlClient.SqlClient
+    const behind = yield* sql<BehindRow>`
+      SELECT w.id, w.organization_id, o.public_id FROM hd_webhooks w
+      JOIN organizations o ON o.id = w.organization_id
+      LEFT JOIN hd_checkpoints c ON c.consumer_id = 'webhook-' || w.id
+      WHERE w.active AND (c.consumer_id IS NULL OR (c.last_tx, c.last_position) < (
+        SELECT transaction_id, global_position FROM hd_events
+        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY transaction_id DESC, global_position DESC LIMIT 1))`.pipe(Effect.orDie)
+    const read = yield* Effect.forEach(behind, (webhook) => catchUp(webhookConsumer(webhook)), { concurrency: 4 })
+    return read.reduce((sum, n) => sum + n, 0)
+  }
+).pipe(Effect.withSpan("Webhooks.fanOutRound"))
