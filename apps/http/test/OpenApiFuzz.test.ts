@@ -802,7 +802,11 @@ const FuzzLive = Layer.effect(
       opened: `hd_open_${"A".repeat(43)}`,
       // A member and a personal token of the owner's to spare: the fuzzed token itself stays valid.
       user_id: created(yield* post(at("members/"), { token, json: { email: "agent@example.com" } }), "member"),
-      token_id: created(yield* post(at("personal-tokens/"), { token, json: { name: "spare" } }), "personal token")
+      token_id: created(yield* post(at("personal-tokens/"), { token, json: { name: "spare" } }), "personal token"),
+      webhook_id: created(
+        yield* post(at("webhooks/"), { token, json: { url: "https://hooks.example.com/fuzz" } }),
+        "webhook"
+      )
     }
     byParameter.message_id = created(
       yield* post(at(`tickets/${byParameter.ticket_id}/messages/`), {

@@ -94,7 +94,14 @@ const OPERATIONS: Record<string, Action | ReadonlyArray<Action>> = {
   "GET /organizations/{organization_id}/personal-tokens/": "personal_tokens.manage",
   "POST /organizations/{organization_id}/personal-tokens/": "personal_tokens.manage",
   "GET /organizations/{organization_id}/personal-tokens/{token_id}/": "personal_tokens.manage",
-  "DELETE /organizations/{organization_id}/personal-tokens/{token_id}/": "personal_tokens.manage"
+  "DELETE /organizations/{organization_id}/personal-tokens/{token_id}/": "personal_tokens.manage",
+  "GET /organizations/{organization_id}/webhooks/": "webhooks.manage",
+  "POST /organizations/{organization_id}/webhooks/": "webhooks.manage",
+  "GET /organizations/{organization_id}/webhooks/{webhook_id}/": "webhooks.manage",
+  "PATCH /organizations/{organization_id}/webhooks/{webhook_id}/": "webhooks.manage",
+  "DELETE /organizations/{organization_id}/webhooks/{webhook_id}/": "webhooks.manage",
+  "POST /organizations/{organization_id}/webhooks/{webhook_id}/rotate-secret/": "webhooks.manage",
+  "GET /organizations/{organization_id}/webhooks/{webhook_id}/deliveries/": "webhooks.manage"
 }
 
 const expectAllowed = (needs: Action | ReadonlyArray<Action>, role: Role) =>
@@ -208,7 +215,8 @@ const resources = (org: Fixtures.OrgFixture, caller: string = org.ownerToken) =>
       token_id: yield* Effect.map(
         post(`${org.path}personal-tokens/`, { token: caller, json: { name: `spare ${set}` } }),
         (response) => (response.status === 201 ? String(response.body.id) : "1")
-      )
+      ),
+      webhook_id: yield* make("webhooks/", { url: `https://hooks.example.com/roles-${set}` })
     } satisfies Ids
   })
 

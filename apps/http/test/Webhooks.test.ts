@@ -1,14 +1,19 @@
+import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Layer } from "effect"
+import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
 import { verifySignature } from "../src/Webhooks/VerifySignature.js"
 import { MAX_WEBHOOK_URL_LENGTH } from "../src/Webhooks/Webhook.js"
+import { deliveryRounds } from "../src/Webhooks/WebhookDelivery.js"
+import { fanOutRound } from "../src/Webhooks/WebhookFanOut.js"
 import type { WebhookOptions } from "../src/Webhooks/WebhookOptions.js"
 import { webhookWorkerLayer } from "../src/Webhooks/WebhookWorker.js"
 import * as Fixtures from "./support/Fixtures.js"
+import { replicaPool } from "./support/Replicas.js"
 import { del, get, patch, post, testAppLive, testAppWith } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 import { organization, postMessage, type TicketOrg, ticket, updateTicket } from "./TicketsSupport.js"
-import { eventually, type Received, receiver, testWebhookOptions } from "./WebhooksSupport.js"
+import { databaseUrl, eventually, type Received, receiver, testWebhookOptions } from "./WebhooksSupport.js"
 
 /**
  * The app with private addresses allowed (the receivers are on 127.0.0.1). On PGlite one connection: its socket
@@ -346,5 +351,75 @@ describe("webhooks", () => {
         assert.strictEqual(moved.status, 400)
       })
     )
+  })
+
+  describe.runIf(usesRealPostgres)("two replicas", () => {
+    layer(AppLive, { excludeTestServices: true, timeout: "120 seconds" })("one database", (it) => {
+      it.scoped("two replicas fan out and deliver concurrently: each event is claimed and received once", () =>
+        Effect.gen(function* () {
+          const org = yield* organization
+          const hook = yield* receiver()
+          yield* createWebhook(org, { url: hook.url })
+          const tickets = yield* Effect.forEach(
+            Array.from({ length: 30 }, (_, i) => i),
+            (i) => ticket(org, { customer_email: `replica-${i}@example.com` }),
+            { concurrency: 4 }
+          )
+          const sql = yield* SqlClient.SqlClient
+          const expected = new Set(
+            (yield* sql<{ eventId: string }>`
+              SELECT event_id FROM hd_events WHERE stream_id = ANY(${tickets.map((t) => `ticket-${t.id}`)}::text[])`.pipe(
+              Effect.orDie
+            )).map((row) => row.eventId)
+          )
+          assert.isAtLeast(expected.size, 30)
+          const url = yield* databaseUrl
+          const options = testWebhookOptions({ batchSize: 4 })
+          const replica = (name: string) =>
+            Effect.gen(function* () {
+              const context = yield* Layer.build(
+                PostgresEventStore.Default.pipe(Layer.provideMerge(replicaPool(url, name, 4)))
+              )
+              const rounds = yield* Effect.provide(deliveryRounds(options), context)
+              return { fanOut: Effect.provide(fanOutRound, context), deliver: Effect.provide(rounds.round, context) }
+            })
+          const received = () => new Set(hook.received.map((r) => bodyOf(r).id))
+          const done = () => [...expected].every((id) => received().has(id))
+          const work = (r: Effect.Effect.Success<ReturnType<typeof replica>>) =>
+            Effect.gen(function* () {
+              let claimed = 0
+              const deadline = Date.now() + 60_000
+              while (!done() && Date.now() < deadline) {
+                yield* r.fanOut
+                const round = yield* r.deliver
+                claimed += round.claimed
+                if (round.claimed === 0) yield* Effect.sleep(Duration.millis(10))
+              }
+              return claimed
+            })
+          const [a, b] = [yield* replica("webhooks-a"), yield* replica("webhooks-b")]
+          const [claimedA, claimedB] = yield* Effect.all([work(a), work(b)], { concurrency: 2 })
+          assert.isTrue(done(), "every event delivered")
+          yield* Effect.sleep(Duration.millis(300))
+          const ids = hook.received.map((r) => bodyOf(r).id)
+          assert.strictEqual(ids.length, expected.size, "no event twice")
+          assert.strictEqual(new Set(ids).size, expected.size)
+          assert.strictEqual(claimedA + claimedB, expected.size, "each delivery claimed once")
+          assert.isAbove(claimedA, 0, "the first replica took part")
+          assert.isAbove(claimedB, 0, "the second replica took part")
+          for (const t of tickets) {
+            const sequences = hook.received
+              .map(bodyOf)
+              .filter((body) => body.ticket_id === t.id)
+              .map((body) => body.sequence)
+            assert.deepStrictEqual(
+              sequences,
+              [...sequences].sort((x, y) => x - y),
+              `ticket ${t.id} in order`
+            )
+          }
+        })
+      )
+    })
   })
 })

@@ -40,7 +40,9 @@ export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "Personal tokens": "The calling person's own API tokens: create (the secret shown once), list, revoke.",
   Events:
     "The event log as a product: the organization's change feed (every ticket event once, in order, from a cursor, optionally long-polling) and a ticket's history with readable changes.",
-  "Inbound e-mail": "Raw e-mail forwarded by a mail provider's inbound webhook, filed on tickets (integration tokens)."
+  "Inbound e-mail": "Raw e-mail forwarded by a mail provider's inbound webhook, filed on tickets (integration tokens).",
+  Webhooks:
+    "Endpoints that receive the organization's ticket events, signed (`X-Helpdesk-Signature`), retried, with a delivery log."
 }
 
 const header = (description: string, schema: Record<string, unknown>) => ({ description, required: true, schema })
