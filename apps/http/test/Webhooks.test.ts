@@ -39,7 +39,13 @@ const createWebhook = (org: TicketOrg, json: Record<string, unknown>) =>
 const worker = (options: WebhookOptions = testWebhookOptions()) => Layer.build(webhookWorkerLayer(options))
 
 const bodyOf = (received: Received) =>
-  JSON.parse(received.body) as { id: string; type: string; ticket_id: number; sequence: number }
+  JSON.parse(received.body) as {
+    id: string
+    type: string
+    ticket_id: number
+    position: number
+    organization_id: string
+  }
 
 const hookPath = (org: TicketOrg, id: number, rest = "") => `${org.path}webhooks/${id}/${rest}`
 
@@ -158,7 +164,7 @@ describe("webhooks", () => {
             const sequences = hook.received
               .map(bodyOf)
               .filter((b) => b.ticket_id === t.id)
-              .map((b) => b.sequence)
+              .map((b) => b.position)
             assert.deepStrictEqual(
               sequences,
               [...sequences].sort((a, b) => a - b),
@@ -166,10 +172,19 @@ describe("webhooks", () => {
             )
             assert.strictEqual(sequences[0], 1)
           }
-          assert.strictEqual(bodyOf(hook.received[0]!).type, "TicketCreated")
-          const log = yield* get(hookPath(org, created.id, "deliveries/"), { token: org.ownerToken })
-          assert.strictEqual(log.status, 200)
-          assert.strictEqual(log.body.count, hook.received.length)
+          const opening = JSON.parse(hook.received[0]!.body)
+          assert.strictEqual(opening.type, "TicketCreated")
+          assert.strictEqual(opening.organization_id, org.organization.public_id)
+          assert.strictEqual(opening.ticket_id, first.id)
+          assert.strictEqual(opening.position, 1)
+          assert.strictEqual(opening.data.subject, "Parcel missing")
+          assert.notProperty(opening.data, "organization_id")
+          const log = yield* eventually(
+            "every attempt recorded",
+            Effect.map(get(hookPath(org, created.id, "deliveries/"), { token: org.ownerToken }), (r) =>
+              r.body.count === hook.received.length ? r : undefined
+            )
+          )
           for (const attempt of log.body.results) {
             assert.isTrue(attempt.succeeded)
             assert.strictEqual(attempt.status_code, 200)
@@ -200,7 +215,13 @@ describe("webhooks", () => {
         for (const r of hook.received)
           assert.isNull(verifySignature(r.headers["x-helpdesk-signature"] as string, r.body, created.secret))
         assert.isAtLeast(new Set(signatures).size, 1)
-        const log = yield* get(hookPath(org, created.id, "deliveries/"), { token: org.ownerToken })
+        // The attempt is recorded just after the receiver answered.
+        const log = yield* eventually(
+          "three recorded attempts",
+          Effect.map(get(hookPath(org, created.id, "deliveries/"), { token: org.ownerToken }), (r) =>
+            r.body.count === 3 ? r : undefined
+          )
+        )
         assert.deepStrictEqual(
           log.body.results.map((a: { attempt: number; status_code: number; succeeded: boolean }) => [
             a.attempt,
@@ -230,11 +251,11 @@ describe("webhooks", () => {
           "all three events",
           Effect.sync(() => (hook.received.filter((r) => r.status === 200).length >= 3 ? true : undefined))
         )
-        const sequences = hook.received.map((r) => bodyOf(r).sequence)
+        const sequences = hook.received.map((r) => bodyOf(r).position)
         // The first three attempts are all of event 1; 2 and 3 only after it succeeded.
         assert.deepStrictEqual(sequences.slice(0, 4), [1, 1, 1, 1])
         assert.deepStrictEqual(
-          hook.received.filter((r) => r.status === 200).map((r) => bodyOf(r).sequence),
+          hook.received.filter((r) => r.status === 200).map((r) => bodyOf(r).position),
           [1, 2, 3]
         )
       })
@@ -411,7 +432,7 @@ describe("webhooks", () => {
             const sequences = hook.received
               .map(bodyOf)
               .filter((body) => body.ticket_id === t.id)
-              .map((body) => body.sequence)
+              .map((body) => body.position)
             assert.deepStrictEqual(
               sequences,
               [...sequences].sort((x, y) => x - y),

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { type GlobalCheckpoint, GlobalCheckpointStart, type RecordedEvent } from "@helpdesk/domain"
 import { type Duration, Effect, Schema } from "effect"
-import { PostgresEventStore } from "./PostgresEventStore.js"
+import { type GlobalLogFilter, PostgresEventStore } from "./PostgresEventStore.js"
 
 /** Another instance of the consumer stored a checkpoint first; this batch's work was rolled back. */
 export class CheckpointConflict extends Schema.TaggedError<CheckpointConflict>()("CheckpointConflict", {
@@ -18,6 +18,11 @@ export interface Consumer<E, R> {
   readonly consumerId: string
   /** Events per batch (default 100). */
   readonly batchSize?: number
+  /**
+   * Reads only these events of the log (one organization's, some types); the checkpoint moves to the last event
+   * read, so a narrowed consumer never skips a late commit either.
+   */
+  readonly filter?: GlobalLogFilter
   /**
    * Handles a batch, inside the transaction that stores the checkpoint after it: its SQL writes commit with the
    * checkpoint or not at all (exactly-once effects on this database; anything external must be idempotent).
@@ -112,7 +117,7 @@ export const processNextBatch = <E, R>(
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         const from = yield* lockCheckpoint(consumer.consumerId)
-        const batch = yield* store.readAll(from, consumer.batchSize ?? 100)
+        const batch = yield* store.readAll(from, consumer.batchSize ?? 100, consumer.filter)
         if (batch.events.length === 0) return { events: 0, checkpoint: from }
         yield* consumer.handle(batch.events)
         yield* storeCheckpoint(consumer.consumerId, from, batch.checkpoint)

@@ -212,12 +212,20 @@ export const deliveryRounds = (options: WebhookOptions) =>
           body: delivery.body,
           secrets: delivery.previousSecret === null ? [delivery.secret] : [delivery.secret, delivery.previousSecret]
         })
-        yield* sql.withTransaction(
-          Effect.zipRight(
-            logAttempt(delivery, outcome, at),
-            outcome.succeeded ? recordSuccess(delivery) : recordFailure(delivery, outcome)
+        yield* sql
+          .withTransaction(
+            Effect.zipRight(
+              logAttempt(delivery, outcome, at),
+              outcome.succeeded ? recordSuccess(delivery) : recordFailure(delivery, outcome)
+            )
           )
-        )
+          .pipe(
+            // A foreign-key violation: the webhook was deleted while this attempt ran; nothing is left to record.
+            Effect.catchIf(
+              (error) => (error.cause as { readonly code?: string } | undefined)?.code === "23503",
+              () => Effect.void
+            )
+          )
         return outcome.succeeded
       }).pipe(
         // The row stays leased and is retried after the lease (a lost connection, a webhook deleted meanwhile).

@@ -16,14 +16,17 @@ interface BehindRow {
 }
 
 /**
- * The reader of the global log of one webhook (checkpoint `webhook-{id}` in `hd_checkpoints`): each batch writes
- * one pending delivery per event of the webhook's organization and types, in the transaction that moves the
- * checkpoint, so an event is queued exactly once and none is skipped (decision 0301: the reader never passes a
- * transaction still in flight).
+ * The reader of the global log of one webhook (checkpoint `webhook-{id}` in `hd_checkpoints`), narrowed to its
+ * organization's events: each batch writes one pending delivery per event of the webhook's types, in the
+ * transaction that moves the checkpoint, so an event is queued exactly once and none is skipped (decision 0301:
+ * the reader never passes a transaction still in flight).
  */
 const webhookConsumer = (webhook: BehindRow) => ({
   consumerId: webhookConsumerId(Number(webhook.id)),
   batchSize: FAN_OUT_BATCH,
+  // Only the organization's events (its index range of the log); types are filtered here, so the checkpoint
+  // still moves past the events of other types.
+  filter: { organizationId: Number(webhook.organizationId) },
   handle: (events: ReadonlyArray<RecordedEvent>) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
@@ -33,16 +36,10 @@ const webhookConsumer = (webhook: BehindRow) => ({
         SELECT active, event_types FROM hd_webhooks WHERE id = ${webhook.id} FOR SHARE`
       if (current === undefined || !current.active) return
       const types = new Set(current.eventTypes)
-      const wanted = types.size === 0 ? events : events.filter((event) => types.has(event.type))
-      if (wanted.length === 0) return
-      const streamIds = [...new Set(wanted.map((event) => event.streamId))]
-      const tickets = yield* sql<{ readonly streamId: string; readonly ticketId: string }>`
-        SELECT stream_id, ticket_id FROM hd_tickets
-        WHERE stream_id = ANY(${streamIds}::text[]) AND organization_id = ${webhook.organizationId}`
-      const ticketOf = new Map(tickets.map((row) => [row.streamId, Number(row.ticketId)]))
-      const rows = wanted.flatMap((event) => {
-        const ticketId = ticketOf.get(event.streamId)
-        return ticketId === undefined
+      const rows = events.flatMap((event) => {
+        if (types.size > 0 && !types.has(event.type)) return []
+        const body = webhookBody(event, webhook.publicId)
+        return body === undefined
           ? []
           : [
               {
@@ -50,7 +47,7 @@ const webhookConsumer = (webhook: BehindRow) => ({
                 eventId: event.eventId,
                 eventType: event.type,
                 orderingKey: event.streamId,
-                body: webhookBody(event, webhook.publicId, ticketId)
+                body
               }
             ]
       })
@@ -60,9 +57,9 @@ const webhookConsumer = (webhook: BehindRow) => ({
 })
 
 /**
- * One round of fan-out: finds the active webhooks whose checkpoint is behind the end of the readable log (one
- * query when nothing happened) and lets each one's reader catch up. Another replica busy with a webhook's
- * checkpoint makes this one skip it. Answers the events read.
+ * One round of fan-out: finds the active webhooks whose checkpoint is behind the end of their organization's
+ * readable log (one query when nothing happened, an index probe per webhook) and lets each one's reader catch up.
+ * Another replica busy with a webhook's checkpoint makes this one skip it. Answers the events read.
  */
 export const fanOutRound: Effect.Effect<number, never, SqlClient.SqlClient | PostgresEventStore> = Effect.gen(
   function* () {
@@ -73,7 +70,7 @@ export const fanOutRound: Effect.Effect<number, never, SqlClient.SqlClient | Pos
       LEFT JOIN hd_checkpoints c ON c.consumer_id = 'webhook-' || w.id
       WHERE w.active AND (c.consumer_id IS NULL OR (c.last_tx, c.last_position) < (
         SELECT transaction_id, global_position FROM hd_events
-        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        WHERE organization_id = w.organization_id AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY transaction_id DESC, global_position DESC LIMIT 1))`.pipe(Effect.orDie)
     const read = yield* Effect.forEach(behind, (webhook) => catchUp(webhookConsumer(webhook)), { concurrency: 4 })
     return read.reduce((sum, n) => sum + n, 0)
