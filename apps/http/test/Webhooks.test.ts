@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs"
 import { SqlClient } from "@effect/sql"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Layer } from "effect"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
 import { verifySignature } from "../src/Webhooks/VerifySignature.js"
@@ -50,6 +51,12 @@ const bodyOf = (received: Received) =>
 const hookPath = (org: TicketOrg, id: number, rest = "") => `${org.path}webhooks/${id}/${rest}`
 
 describe("webhooks", () => {
+  it("docs/webhooks.md shows the verification code these tests use, verbatim", () => {
+    const guide = readFileSync(new URL("../../../docs/webhooks.md", import.meta.url), "utf8")
+    const code = readFileSync(new URL("../src/Webhooks/VerifySignature.ts", import.meta.url), "utf8").trimEnd()
+    assert.include(guide, `\`\`\`ts\n${code}\n\`\`\``)
+  })
+
   layer(AppLive, { excludeTestServices: true, timeout: "120 seconds" })("API and delivery", (it) => {
     it.scoped("CRUD: the secret is shown on create and rotate only; paged list; members and outsiders refused", () =>
       Effect.gen(function* () {
@@ -286,6 +293,31 @@ describe("webhooks", () => {
         assert.strictEqual(removed.received.length, countAtDelete)
         assert.isFalse(removed.received.some((r) => bodyOf(r).ticket_id === after.id))
       })
+    )
+
+    it.scoped(
+      "a webhook whose checkpoint was reset (a restore) starts again at the end of the log, resending nothing",
+      () =>
+        Effect.gen(function* () {
+          yield* worker()
+          const org = yield* organization
+          const hook = yield* receiver()
+          const created = yield* createWebhook(org, { url: hook.url })
+          const before = yield* ticket(org)
+          yield* eventually(
+            "the first ticket",
+            Effect.sync(() => (hook.received.length >= 1 ? true : undefined))
+          )
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`DELETE FROM hd_checkpoints WHERE consumer_id = ${`webhook-${created.id}`}`.pipe(Effect.orDie)
+          const after = yield* ticket(org)
+          yield* eventually(
+            "the later ticket",
+            Effect.sync(() => (hook.received.some((r) => bodyOf(r).ticket_id === after.id) ? true : undefined))
+          )
+          const opened = hook.received.filter((r) => bodyOf(r).ticket_id === before.id && bodyOf(r).position === 1)
+          assert.strictEqual(opened.length, 1, "the first ticket's TicketCreated was not sent again")
+        })
     )
 
     it.scoped("failing past the retry window disables the webhook; the owner reads why; re-enabling clears it", () =>

@@ -64,11 +64,22 @@ const webhookConsumer = (webhook: BehindRow) => ({
 export const fanOutRound: Effect.Effect<number, never, SqlClient.SqlClient | PostgresEventStore> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
+    // A webhook without a checkpoint (they were reset after a restore, decision 0309) starts at the end of the log:
+    // never from its start, which would send the organization's whole history.
+    yield* sql`
+      INSERT INTO hd_checkpoints (consumer_id, last_tx, last_position)
+      SELECT 'webhook-' || w.id, coalesce(head.transaction_id, '0'::xid8), coalesce(head.global_position, 0)
+      FROM hd_webhooks w LEFT JOIN LATERAL (
+        SELECT transaction_id, global_position FROM hd_events
+        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY transaction_id DESC, global_position DESC LIMIT 1) AS head ON true
+      WHERE w.active AND NOT EXISTS (SELECT 1 FROM hd_checkpoints c WHERE c.consumer_id = 'webhook-' || w.id)
+      ON CONFLICT (consumer_id) DO NOTHING`.pipe(Effect.orDie)
     const behind = yield* sql<BehindRow>`
       SELECT w.id, w.organization_id, o.public_id FROM hd_webhooks w
       JOIN organizations o ON o.id = w.organization_id
-      LEFT JOIN hd_checkpoints c ON c.consumer_id = 'webhook-' || w.id
-      WHERE w.active AND (c.consumer_id IS NULL OR (c.last_tx, c.last_position) < (
+      JOIN hd_checkpoints c ON c.consumer_id = 'webhook-' || w.id
+      WHERE w.active AND ((c.last_tx, c.last_position) < (
         SELECT transaction_id, global_position FROM hd_events
         WHERE organization_id = w.organization_id AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY transaction_id DESC, global_position DESC LIMIT 1))`.pipe(Effect.orDie)
