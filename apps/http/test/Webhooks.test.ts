@@ -30,10 +30,14 @@ const AppLive = testAppLive({}, { connections: usesRealPostgres ? 20 : 1 }).pipe
   )
 )
 
+/** Creates a webhook, deleted again when the test ends (so later tests' workers do not retry its closed receiver). */
 const createWebhook = (org: TicketOrg, json: Record<string, unknown>) =>
-  Effect.map(post(`${org.path}webhooks/`, { token: org.ownerToken, json }), (response) => {
+  Effect.gen(function* () {
+    const response = yield* post(`${org.path}webhooks/`, { token: org.ownerToken, json })
     assert.strictEqual(response.status, 201, response.text)
-    return response.body as { id: number; secret: string; url: string }
+    const created = response.body as { id: number; secret: string; url: string }
+    yield* Effect.addFinalizer(() => del(`${org.path}webhooks/${created.id}/`, { token: org.ownerToken }))
+    return created
   })
 
 /** Runs the webhook worker for the rest of the test's scope. */
