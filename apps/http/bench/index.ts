@@ -14,6 +14,7 @@ import { mailBenchmark } from "./MailBenchmark.js"
 import { snoozeTimerBenchmark } from "./SnoozeTimerBenchmark.js"
 import { ticketPipelineBenchmark } from "./TicketPipelineBenchmark.js"
 import { ticketsHttpBenchmark } from "./TicketsHttpBenchmark.js"
+import { webhookBenchmark } from "./WebhookBenchmark.js"
 
 const benchmarks: ReadonlyArray<Benchmark> = [
   eventStoreBenchmark,
@@ -22,7 +23,8 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   snoozeTimerBenchmark,
   mailBenchmark,
   eventFeedBenchmark,
-  blobStoreBenchmark
+  blobStoreBenchmark,
+  webhookBenchmark
 ]
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
