@@ -99,8 +99,8 @@ const instance = (url: string) =>
       Effect.forever(Effect.flatMap(step, (n) => (n > 0 ? Effect.void : Effect.sleep(OPTIONS.pollInterval))))
     return Effect.all(
       [
-        loop(Effect.provide(fanOutRound, context)),
-        loop(Effect.map(Effect.provide(rounds.round, context), (r) => r.claimed))
+        loop(Effect.uninterruptible(Effect.provide(fanOutRound, context))),
+        loop(Effect.uninterruptible(Effect.map(Effect.provide(rounds.round, context), (r) => r.claimed)))
       ],
       { concurrency: 2 }
     )
@@ -112,17 +112,18 @@ const line = (label: string, deliveries: number, seconds: number, baseline?: num
   return `${label.padEnd(66)} ${rate.toFixed(0).padStart(7)} deliveries/s   (${deliveries} in ${seconds.toFixed(2)} s)${share}`
 }
 
-/** Runs the instances until the receiver has `expected` more requests; answers the seconds taken. */
-const deliverAll = (
-  instances: ReadonlyArray<Effect.Effect<unknown>>,
-  counter: { received: number },
-  expected: number
-) =>
+/** Runs the instances until `expected` more deliveries are recorded delivered; answers the seconds taken. */
+const deliverAll = (instances: ReadonlyArray<Effect.Effect<unknown>>, expected: number) =>
   Effect.gen(function* () {
-    const target = counter.received + expected
+    const sql = yield* SqlClient.SqlClient
+    const delivered = Effect.map(
+      sql<{ n: string }>`SELECT count(*) AS n FROM hd_webhook_deliveries WHERE status = 'delivered'`.pipe(Effect.orDie),
+      (rows) => Number(rows[0]!.n)
+    )
+    const target = (yield* delivered) + expected
     const start = performance.now()
     const fibers = yield* Effect.forEach(instances, (work) => Effect.fork(work))
-    while (counter.received < target) yield* Effect.sleep(Duration.millis(2))
+    while ((yield* delivered) < target) yield* Effect.sleep(Duration.millis(10))
     const seconds = (performance.now() - start) / 1000
     yield* Effect.forEach(fibers, Fiber.interrupt, { discard: true })
     return seconds
@@ -184,7 +185,7 @@ const run = Effect.gen(function* () {
     const warmEvents = Number(
       (yield* sql<{ n: string }>`SELECT count(*) AS n FROM hd_events WHERE organization_id = ${organization.id}`)[0]!.n
     )
-    yield* deliverAll([yield* instance(url)], receiver.counter, warmEvents)
+    yield* deliverAll([yield* instance(url)], warmEvents)
     yield* baseline(yield* bodiesAfter("0"))
 
     const runFigure = (label: string, instances: number) =>
@@ -198,7 +199,7 @@ const run = Effect.gen(function* () {
           SELECT count(*) AS n FROM hd_events WHERE organization_id = ${organization.id}`) as [{ n: string }]
         const events = Number(after) - Number(before)
         const workers = yield* Effect.forEach(Array.from({ length: instances }), () => instance(url))
-        const seconds = yield* deliverAll(workers, receiver.counter, events)
+        const seconds = yield* deliverAll(workers, events)
         const rows = yield* bodiesAfter(maxId)
         if (rows.length !== events)
           return yield* Effect.dieMessage(`expected ${events} deliveries, found ${rows.length}`)
