@@ -64,6 +64,7 @@ const toAttempt = (row: AttemptRow): WebhookAttempt => ({
  * checkpoint is set to the end of the global log then.
  */
 export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhooks", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const allowPrivate = yield* allowPrivateFromEnv.pipe(Effect.orDie)
