@@ -317,6 +317,14 @@ describe("webhooks", () => {
           )
           const sql = yield* SqlClient.SqlClient
           yield* sql`DELETE FROM hd_checkpoints WHERE consumer_id = ${`webhook-${created.id}`}`.pipe(Effect.orDie)
+          // The worker puts the checkpoint back at the end of the log; only events after that are the webhook's.
+          yield* eventually(
+            "the checkpoint to be set again",
+            Effect.map(
+              sql`SELECT 1 FROM hd_checkpoints WHERE consumer_id = ${`webhook-${created.id}`}`.pipe(Effect.orDie),
+              (rows) => (rows.length === 1 ? true : undefined)
+            )
+          )
           const after = yield* ticket(org)
           yield* eventually(
             "the later ticket",
