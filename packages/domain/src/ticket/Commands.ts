@@ -201,6 +201,14 @@ export class RecordSlaBreach extends Schema.TaggedClass<RecordSlaBreach>()("Reco
   dueAt: Instant
 }) {}
 
+/**
+ * Send the create-email again after its delivery failed: the one way a delivery goes back from `failed` to
+ * `pending` (decision 0663). Refused in every other delivery state and for a ticket that sent no create-email.
+ */
+export class ResendCreationEmail extends Schema.TaggedClass<ResendCreationEmail>()("ResendCreationEmail", {
+  ...commandBase
+}) {}
+
 /** Every command on one ticket stream (merging spans two streams and has its own command). */
 export const TicketCommand = Schema.Union(
   CreateTicket,
@@ -223,7 +231,8 @@ export const TicketCommand = Schema.Union(
   UnsnoozeTicket,
   SnoozeTimerElapsed,
   ReportDelivery,
-  RecordSlaBreach
+  RecordSlaBreach,
+  ResendCreationEmail
 )
 export type TicketCommand = typeof TicketCommand.Type
 

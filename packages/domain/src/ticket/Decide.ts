@@ -22,6 +22,7 @@ import {
   CannotSnoozeClosedTicket,
   CannotSnoozeSpamTicket,
   ClassificationRequiredToClose,
+  CreateEmailNotFailed,
   CreateEmailRequiresAssociate,
   CsatAlreadyRecorded,
   CsatRatingOutOfRange,
@@ -56,6 +57,7 @@ import {
   TicketClosed,
   TicketCreated,
   TicketCsatRecorded,
+  TicketEmailResendRequested,
   type TicketEvent,
   TicketLanguageDetected,
   TicketMarkedSpam,
@@ -165,6 +167,13 @@ export const decide = (command: TicketCommand, state: TicketState): Decision => 
       return accept(
         new TicketSlaBreached({ ...base, policyId: command.policyId, target: command.target, dueAt: command.dueAt })
       )
+    case "ResendCreationEmail": {
+      // Only a failed create-email is sent again; from any other state a resend would duplicate a mail (0663).
+      const status = state.createEmailDelivery?.status ?? null
+      return status === "failed"
+        ? accept(new TicketEmailResendRequested(base))
+        : Either.left(new CreateEmailNotFailed({ ticketId: state.id, status }))
+    }
   }
 }
 

@@ -255,6 +255,18 @@ export class DeliveryNotTracked extends Schema.TaggedError<DeliveryNotTracked>()
   }
 }
 
+/** A resend of the create-email when it did not fail (`status` null: the ticket sent no create-email). */
+export class CreateEmailNotFailed extends Schema.TaggedError<CreateEmailNotFailed>()("CreateEmailNotFailed", {
+  ticketId: Schema.Int,
+  status: Schema.NullOr(Schema.Literal("pending", "sent", "failed", "read"))
+}) {
+  override get message() {
+    return this.status === null
+      ? `ticket ${this.ticketId} sent no create-email`
+      : `the create-email of ticket ${this.ticketId} is ${this.status}, not failed; only a failed one can be sent again`
+  }
+}
+
 /** The message is not on this ticket. */
 export class MessageNotFound extends Schema.TaggedError<MessageNotFound>()("MessageNotFound", {
   ticketId: Schema.Int,
@@ -289,6 +301,7 @@ export type TicketError =
   | TicketNotSnoozed
   | SnoozeNotElapsed
   | DeliveryNotTracked
+  | CreateEmailNotFailed
   | MessageNotFound
 
 /** Every refusal of a merge. */

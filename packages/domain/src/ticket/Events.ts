@@ -285,6 +285,17 @@ export class MessageDeliveryReported extends Schema.TaggedClass<MessageDeliveryR
   static readonly version = 1
 }
 
+/**
+ * The failed create-email is sent again: its delivery starts over as `pending` (decision 0663).
+ * Emitted by `ResendCreationEmail`.
+ */
+export class TicketEmailResendRequested extends Schema.TaggedClass<TicketEmailResendRequested>()(
+  "TicketEmailResendRequested",
+  { ...eventBase }
+) {
+  static readonly version = 1
+}
+
 /** Every event class of a ticket stream, once. */
 const ticketEventList = [
   TicketCreated,
@@ -310,7 +321,8 @@ const ticketEventList = [
   TicketMergedFrom,
   CreateEmailDeliveryReported,
   MessageDeliveryReported,
-  TicketSlaBreached
+  TicketSlaBreached,
+  TicketEmailResendRequested
 ] as const
 
 /** Every event of a ticket stream, for decoding. */

@@ -266,6 +266,12 @@ const apply = (d: Draft, e: TicketEvent, owned: boolean): void => {
     case "TicketSlaBreached":
       // A missed target is no change a person made (the read model's SLA fields show it): updated_at stays.
       return
+    case "TicketEmailResendRequested": {
+      if (d.createEmailDelivery === null) return
+      // The new attempt starts over; the failed one's reports stay in the history (decision 0663).
+      d.createEmailDelivery = pendingDelivery
+      break
+    }
     case "MessageDeliveryReported": {
       const i = indexOfMessage(d.messages, e.messageId)
       if (i < 0) return

@@ -181,6 +181,8 @@ const headline = (event: TicketEvent): string => {
       return `Creation e-mail ${event.status}${event.reason === "" ? "" : `: ${event.reason}`}`
     case "TicketSlaBreached":
       return `SLA ${event.target.replace("_", " ")} target missed (due ${DateTime.formatIso(event.dueAt)})`
+    case "TicketEmailResendRequested":
+      return "Creation e-mail sent again"
     case "MessageDeliveryReported":
       return `E-mail of message ${event.messageId} ${event.status}${event.reason === "" ? "" : `: ${event.reason}`}`
   }
