@@ -83,11 +83,15 @@ export class MailComposer extends Effect.Service<MailComposer>()("@helpdesk/http
         LEFT JOIN inboxes i ON i.organization_id = o.id AND i.id = (t.view -> 'inbox' ->> 'id')::bigint
         WHERE o.id = ${organizationId}`.pipe(Effect.orDie)
 
-    /** The create-email's Message-ID when the ticket sent one (it is the thread root), else the computed root. */
+    /**
+     * The create-email's Message-ID when the ticket sent one (it is the thread root), else the computed root; after a
+     * resend the latest attempt's, the one the customer may have received (decision 0663).
+     */
     const threadRoot = (ticketId: number, computed: string) =>
       sql<{ rfcMessageId: string }>`
         SELECT rfc_message_id FROM hd_outbox
-        WHERE ticket_id = ${ticketId} AND kind = 'ticket_created' AND rfc_message_id IS NOT NULL LIMIT 1`.pipe(
+        WHERE ticket_id = ${ticketId} AND kind = 'ticket_created' AND rfc_message_id IS NOT NULL
+        ORDER BY id DESC LIMIT 1`.pipe(
         Effect.map((rows) => rows[0]?.rfcMessageId ?? computed),
         Effect.orDie
       )

@@ -186,7 +186,9 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
           next_attempt_at = COALESCE(${now}::timestamptz, now()) + ${leaseSeconds} * interval '1 second',
           attempts = CASE WHEN x.outcome IS NULL THEN x.attempts + 1 ELSE x.attempts END,
           rfc_message_id = COALESCE(x.rfc_message_id,
-            '<ticket-' || x.ticket_id || CASE WHEN x.kind = 'ticket_created' THEN '' ELSE '.' || x.id END
+            '<ticket-' || x.ticket_id
+            || CASE WHEN x.kind <> 'ticket_created' THEN '.' || x.id
+                    WHEN COALESCE((x.payload->>'resend')::boolean, false) THEN '.r' || x.id ELSE '' END
             || '@' || lower(replace(org.public_id, '_', '-')) || '.' || ${domain} || '>')
         FROM due, organizations org
         WHERE x.id = due.id AND org.id = x.organization_id

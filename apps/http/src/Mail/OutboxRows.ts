@@ -10,7 +10,9 @@ export const OutboxPayload = Schema.Struct({
   subject: Schema.String,
   text: Schema.String,
   html: Schema.String,
-  attachment_ids: Schema.Array(Schema.String)
+  attachment_ids: Schema.Array(Schema.String),
+  /** A create-email sent again after its delivery failed: it gets a Message-ID of its own (decision 0663). */
+  resend: Schema.optional(Schema.Boolean)
 })
 export type OutboxPayload = typeof OutboxPayload.Type
 

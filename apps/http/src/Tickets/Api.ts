@@ -151,6 +151,18 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
       .annotate(OpenApi.Description, "Sets `last_unsnooze_reason: manual`. A ticket that is not snoozed → 400.")
   )
   .add(
+    HttpApiEndpoint.post("resendEmail", "/organizations/:organization_id/tickets/:ticket_id/resend-email/")
+      .setPath(TicketPath)
+      .addSuccess(TicketWire)
+      .annotate(OpenApi.Summary, "Send a failed create-email again")
+      .annotate(
+        OpenApi.Description,
+        "Only when the create-email's delivery is `failed`: queues it again with a new Message-ID and answers the " +
+          "ticket with `create_email_delivery` back to `pending` (the mail goes out after the answer; follow it there). A " +
+          "create-email that is pending, sent or read, or a ticket that sent none → 409."
+      )
+  )
+  .add(
     HttpApiEndpoint.post("merge", "/organizations/:organization_id/tickets/:ticket_id/merge/")
       .setPath(TicketPath)
       .setPayload(MergeRequest)

@@ -337,6 +337,15 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           return yield* ticketResponse(yield* stateView(ticket))
         })
       )
+      .handle("resendEmail", ({ path }) =>
+        Effect.gen(function* () {
+          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
+          const ticket = yield* commands
+            .resendCreationEmail(scope.organizationId, caller, ticketId)
+            .pipe(Effect.mapError(toHttpError))
+          return yield* ticketResponse(stateView(ticket))
+        })
+      )
       .handleRaw("merge", ({ path, request }) =>
         Effect.gen(function* () {
           const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)

@@ -4,6 +4,7 @@ import { TicketEnrichment } from "./TicketEnrichment.js"
 import { TicketIds } from "./TicketIds.js"
 import { TicketMerging } from "./TicketMerging.js"
 import { TicketMessages } from "./TicketMessages.js"
+import { TicketResending } from "./TicketResending.js"
 import { TicketSnoozing } from "./TicketSnoozing.js"
 import { TicketSystemCommands } from "./TicketSystemCommands.js"
 import { TicketUpdates } from "./TicketUpdates.js"
@@ -28,9 +29,21 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     const { enrich } = yield* TicketEnrichment
     const { merge } = yield* TicketMerging
     const { asSystem } = yield* TicketSystemCommands
+    const { resendCreationEmail } = yield* TicketResending
     const { nextMessageId } = yield* TicketIds
 
-    return { create, addMessage, update, snooze, unsnooze, enrich, merge, asSystem, nextMessageId } as const
+    return {
+      create,
+      addMessage,
+      update,
+      snooze,
+      unsnooze,
+      enrich,
+      merge,
+      asSystem,
+      resendCreationEmail,
+      nextMessageId
+    } as const
   }),
   dependencies: [
     TicketCreation.Default,
@@ -40,6 +53,7 @@ export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/
     TicketEnrichment.Default,
     TicketMerging.Default,
     TicketSystemCommands.Default,
+    TicketResending.Default,
     TicketIds.Default
   ]
 }) {}

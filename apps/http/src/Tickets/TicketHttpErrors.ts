@@ -87,5 +87,7 @@ export const toHttpError = (error: TicketWriteError): ValidationError | NotFound
       return field(NON_FIELD_ERRORS, error.message)
     case "MessageNotFound":
       return field(NON_FIELD_ERRORS, error.message)
+    case "CreateEmailNotFailed":
+      return new Conflict({ detail: `${error.message}.` })
   }
 }

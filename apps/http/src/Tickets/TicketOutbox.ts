@@ -44,28 +44,38 @@ export class TicketOutbox extends Effect.Service<TicketOutbox>()("@helpdesk/http
             { discard: true }
           )
 
+    const createEmail = (ticket: Ticket, resend: boolean) =>
+      enqueue({
+        organizationId: Number(ticket.organizationId),
+        ticketId: ticket.id,
+        messageId: null,
+        kind: "ticket_created",
+        payload: {
+          public_id: ticket.publicId,
+          to: ticket.customer.email,
+          cc: ticket.externalRecipientEmails,
+          bcc: ticket.bccRecipientEmails,
+          subject: ticket.subject,
+          text: ticket.description,
+          html: ticket.descriptionHtml,
+          attachment_ids: ticket.attachments.map((a) => a.id),
+          ...(resend ? { resend: true } : {})
+        }
+      })
+
     /** Policy: a ticket created with `sendsCreateEmail` gets its create-email's outbox row. */
     const creationEmail: TicketPolicy = ({ state, events }) =>
       state._tag !== "Ticket" || !events.some((e) => e._tag === "TicketCreated" && e.sendsCreateEmail)
         ? Effect.void
-        : enqueue({
-            organizationId: Number(state.organizationId),
-            ticketId: state.id,
-            messageId: null,
-            kind: "ticket_created",
-            payload: {
-              public_id: state.publicId,
-              to: state.customer.email,
-              cc: state.externalRecipientEmails,
-              bcc: state.bccRecipientEmails,
-              subject: state.subject,
-              text: state.description,
-              html: state.descriptionHtml,
-              attachment_ids: state.attachments.map((a) => a.id)
-            }
-          })
+        : createEmail(state, false)
 
-    return { messageEmails, creationEmail } as const
+    /** Policy: a resend of the failed create-email gets a new outbox row (and so a new Message-ID, decision 0663). */
+    const creationEmailResend: TicketPolicy = ({ state, events }) =>
+      state._tag !== "Ticket" || !events.some((e) => e._tag === "TicketEmailResendRequested")
+        ? Effect.void
+        : createEmail(state, true)
+
+    return { messageEmails, creationEmail, creationEmailResend } as const
   }),
   dependencies: [OutboxRows.Default]
 }) {}
