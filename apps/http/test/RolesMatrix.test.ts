@@ -29,6 +29,7 @@ const OPERATIONS: Record<string, Action | ReadonlyArray<Action>> = {
   "GET /organizations/{organization_id}/tickets/{ticket_id}/messages/{message_id}/": "tickets.read",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/snooze/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/unsnooze/": "tickets.write",
+  "POST /organizations/{organization_id}/tickets/{ticket_id}/resend-email/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/merge/": "tickets.write",
   "POST /organizations/{organization_id}/tickets/{ticket_id}/enrichment/": "tickets.enrich",
   "GET /organizations/{organization_id}/tickets/{ticket_id}/events/": "events.read",

@@ -51,7 +51,7 @@ export const PERMISSIONS = {
   "tickets.write": {
     roles: TICKET_WORKERS,
     endpoints:
-      "`POST tickets/`, `PATCH tickets/{id}/`, `POST tickets/{id}/messages/`, `…/snooze/`, `…/unsnooze/`, `…/merge/`"
+      "`POST tickets/`, `PATCH tickets/{id}/`, `POST tickets/{id}/messages/`, `…/snooze/`, `…/unsnooze/`, `…/merge/`, `…/resend-email/`"
   },
   "tickets.enrich": {
     roles: ["token"],

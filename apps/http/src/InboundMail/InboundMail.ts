@@ -139,6 +139,14 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
         for (const id of report.originalMessageIds) {
           const sent = yield* routing.sentMail(delivery.organizationId, id)
           if (sent === undefined) continue
+          // A bounce of a create-email sent again since would mark the new attempt failed (decision 0663).
+          if (sent.superseded)
+            return yield* settle(delivery, message, {
+              outcome: "ignored",
+              reason: `Bounce for ${id}, a create-email sent again since`,
+              ticketId: sent.ticketId,
+              messageId: sent.messageId
+            })
           if (report.action !== "failed")
             return yield* settle(delivery, message, {
               outcome: "ignored",

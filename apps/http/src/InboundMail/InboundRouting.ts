@@ -21,6 +21,8 @@ export interface SentMail {
   readonly ticketId: number
   readonly messageId: number | null
   readonly kind: string
+  /** A create-email sent again since (decision 0663): reports about this one no longer concern the ticket. */
+  readonly superseded: boolean
 }
 
 const SUBJECT_TICKET = /\[#([A-Za-z0-9_-]{1,64})\]/g
@@ -116,9 +118,13 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
 
     /** The outbox row (a mail we sent) of the organization with this Message-ID, or undefined. */
     const sentMail = (organizationId: number, messageId: string) =>
-      sql<{ organizationId: string; ticketId: string; messageId: string | null; kind: string }>`
-        SELECT organization_id, ticket_id, message_id, kind FROM hd_outbox
-        WHERE rfc_message_id = ${messageId} AND organization_id = ${organizationId}`.pipe(
+      sql<{ organizationId: string; ticketId: string; messageId: string | null; kind: string; superseded: boolean }>`
+        SELECT o.organization_id, o.ticket_id, o.message_id, o.kind,
+               (o.kind = 'ticket_created' AND EXISTS (
+                 SELECT 1 FROM hd_outbox n WHERE n.ticket_id = o.ticket_id AND n.kind = 'ticket_created' AND n.id > o.id
+               )) AS superseded
+        FROM hd_outbox o
+        WHERE o.rfc_message_id = ${messageId} AND o.organization_id = ${organizationId}`.pipe(
         Effect.map((rows): SentMail | undefined =>
           rows[0] === undefined
             ? undefined
@@ -126,7 +132,8 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
                 organizationId: Number(rows[0].organizationId),
                 ticketId: Number(rows[0].ticketId),
                 messageId: rows[0].messageId === null ? null : Number(rows[0].messageId),
-                kind: rows[0].kind
+                kind: rows[0].kind,
+                superseded: rows[0].superseded === true
               }
         ),
         Effect.orDie
