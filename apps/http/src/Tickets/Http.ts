@@ -343,7 +343,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           const ticket = yield* commands
             .resendCreationEmail(scope.organizationId, caller, ticketId)
             .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(stateView(ticket))
+          return yield* ticketResponse(yield* stateView(ticket))
         })
       )
       .handleRaw("merge", ({ path, request }) =>
