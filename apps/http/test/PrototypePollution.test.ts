@@ -99,6 +99,7 @@ const attackerOrganization = Effect.gen(function* () {
   const member = created(yield* post(`${org.path}members/`, { token, json: { email: Fixtures.uniqueEmail() } }))
   const spareToken = created(yield* post(`${org.path}personal-tokens/`, { token, json: { name: "spare" } }))
   const slaPolicy = created(yield* post(`${org.path}sla-policies/`, { token, json: { name: "s" } }))
+  const webhook = created(yield* post(`${org.path}webhooks/`, { token, json: { url: "https://hooks.example.com/p" } }))
   const first = yield* ticket(org)
   const closed = yield* ticket(org)
   yield* Effect.tap(
@@ -120,6 +121,7 @@ const attackerOrganization = Effect.gen(function* () {
     members: String(member.id),
     "personal-tokens": String(spareToken.id),
     "sla-policies": String(slaPolicy.id),
+    webhooks: String(webhook.id),
     tickets: String(first.id),
     exceptions: String(exception.id),
     csat: csat!
