@@ -13,7 +13,8 @@ import { runHelpdesk } from "../src/Cli/Run.js"
 import { type Colors, colorsOn } from "../src/Cli/Terminal.js"
 import { migrations } from "../src/Database/migrations/index.js"
 import type * as PgPool from "../src/Database/PgPool.js"
-import { get, patch, post, TestAppLive } from "./support/TestApp.js"
+import { get, patch, post, testAppLive } from "./support/TestApp.js"
+import { usesRealPostgres } from "./support/TestDatabase.js"
 import { organization, readTicket, type TicketOrg, ticket, ticketPath } from "./TicketsSupport.js"
 
 /** Runs `helpdesk <args>` in-process against the test database; returns what it printed as JSON. */
@@ -103,7 +104,11 @@ const withinASecond = <A extends { readonly status: number }, E, R>(request: Eff
     Effect.catchAll(() => request)
   )
 
-layer(TestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
+// On PGlite the CLI shares the test's pool, and `worker` runs every background worker at once over it: one
+// connection, as the service itself has (pglite-socket can mix up the exchanges of concurrent connections).
+const CliTestAppLive = testAppLive({}, { connections: usesRealPostgres ? undefined : 1 })
+
+layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
   it.effect("org create prints the organization, its owner and a personal token that works over HTTP", () =>
     Effect.gen(function* () {
       const { printed, result } = yield* helpdesk(
