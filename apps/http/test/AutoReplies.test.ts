@@ -157,6 +157,28 @@ layer(TestAppLive, { excludeTestServices: true })("auto-replies", (it) => {
     })
   )
 
+  it.effect("a spam customer's new ticket gets no auto-reply and queues no e-mail; another customer's still does", () =>
+    Effect.gen(function* () {
+      const org = yield* organization
+      yield* configureDefaultInbox(org, templates)
+      const spammer = yield* post(`${org.path}customers/`, {
+        token: org.ownerToken,
+        json: { email: "offers@spam.example", name: "Offers", is_spam: true }
+      })
+      assert.strictEqual(spammer.status, 201, spammer.text)
+      const fromSpammer = yield* customerTicket(org, { customer_id: spammer.body.id, customer_email: undefined })
+      assert.deepStrictEqual(yield* messagesOf(org, fromSpammer.id), [])
+      assert.deepStrictEqual(yield* outbox(fromSpammer.id), [])
+      const fromCustomer = yield* customerTicket(org)
+      const [reply] = yield* messagesOf(org, fromCustomer.id)
+      assert.strictEqual(reply.role, "system")
+      assert.deepStrictEqual(
+        (yield* outbox(fromCustomer.id)).map((row) => [row.kind, row.payload.to]),
+        [["message", "jane@example.com"]]
+      )
+    })
+  )
+
   it.effect("an inbox template with an unknown placeholder is refused with a field error naming it", () =>
     Effect.gen(function* () {
       const org = yield* organization

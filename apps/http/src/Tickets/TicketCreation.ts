@@ -129,7 +129,8 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
               ]
               const language = detectLanguage(input.kind === "audio" ? description : `${input.subject}\n${description}`)
               if (language !== "") commands.push(new RecordLanguage({ ...base, actor: systemActor, language }))
-              if (actor.role === "customer") {
+              // A spam customer gets no automatic answer: replying would confirm the address to the sender.
+              if (actor.role === "customer" && !customer.isSpam) {
                 const autoReply = yield* autoReplies.replyFor({
                   organizationId: org,
                   inboxId: inbox.id,
