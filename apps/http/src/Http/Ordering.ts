@@ -89,3 +89,9 @@ export const make = <const F extends string>(options: {
       })
   }
 }
+
+/**
+ * An ordering the client does not choose (the list takes no `ordering` parameter).
+ * @param orderBy the `ORDER BY` list, from code only (never from the request)
+ */
+export const fixed = (orderBy: string): Ordering<never> => ({ terms: [], orderBy: (sql) => sql.literal(orderBy) })

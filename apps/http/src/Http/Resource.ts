@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, type HttpServerRequest, OpenApi } from "@effect/platform"
 import { Effect, Schema } from "effect"
-import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
+import type { CurrentCaller } from "../Auth/CurrentCaller.js"
+import { OrganizationAccess, type OrganizationScope } from "../Auth/OrganizationAccess.js"
 import type { Action } from "../Auth/Permissions.js"
-import { NotFound, type ValidationError } from "./Errors.js"
+import { NotFound, type PermissionDenied, type ValidationError } from "./Errors.js"
 import type * as Ordering from "./Ordering.js"
 import * as Pagination from "./Pagination.js"
 import { OrganizationId, OrganizationPath } from "./PathParams.js"
@@ -14,6 +15,7 @@ import { created, noContent } from "./Responses.js"
  * A directory resource under `/organizations/{organization_id}/{segment}/`: list (search filters, ordering,
  * paging), create, read, partial update and delete. {@link endpoints} declares its `HttpApiEndpoint`s from its
  * schemas, {@link handlers} implements them over a {@link Repository}; the feature's group adds anything else.
+ * The repository may return domain models: the spec's `toWire` (and `created.toWire`) make the wire items.
  */
 
 /** An endpoint's OpenAPI summary and optional description. */
@@ -32,7 +34,11 @@ export interface Spec<
   CI,
   U,
   UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>
+  Filters extends Record<string, ReturnType<typeof Query.param>>,
+  M = A,
+  R = A,
+  RI = I,
+  CM = M
 > {
   /** The collection's path segment: `tags` in `/organizations/{organization_id}/tags/`. */
   readonly segment: Segment
@@ -45,7 +51,15 @@ export interface Spec<
   readonly update: Schema.Schema<U, UI>
   /** Query parameters of the list besides ordering and paging. */
   readonly filters: Filters
-  readonly ordering: Ordering.OrderingSpec<string>
+  /**
+   * The orderings a client may ask for (the `ordering` parameter), or one fixed `Ordering` (no parameter), as
+   * `Ordering.fixed("id")`.
+   */
+  readonly ordering: Ordering.OrderingSpec<string> | Ordering.Ordering<string>
+  /** The wire item of a repository's model; without it the repository returns wire items. */
+  readonly toWire?: (model: M) => A
+  /** What `create` answers when it is not the item (e.g. the item with a secret shown once). */
+  readonly created?: { readonly schema: Schema.Schema<R, RI>; readonly toWire: (model: CM) => R }
   readonly docs: {
     readonly list: Doc
     readonly create: Doc
@@ -65,10 +79,18 @@ export const make = <
   CI,
   U,
   UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>> = {}
+  Filters extends Record<string, ReturnType<typeof Query.param>> = {},
+  M = A,
+  R = A,
+  RI = I,
+  CM = M
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>
-): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters> => spec
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>
+): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM> => spec
+
+/** The client-chosen ordering's query parameter, if the list has one. */
+const orderingParams = (ordering: Ordering.OrderingSpec<string> | Ordering.Ordering<string>) =>
+  "parse" in ordering ? ordering.params : {}
 
 const documented = (doc: Doc) => OpenApi.annotations({ summary: doc.summary, description: doc.description })
 
@@ -82,16 +104,24 @@ export const endpoints = <
   CI,
   U,
   UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>
+  Filters extends Record<string, ReturnType<typeof Query.param>>,
+  M,
+  R,
+  RI,
+  CM
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>
 ) => {
   const collection = `/organizations/:organization_id/${spec.segment}/` as const
   const member = `${collection}:${spec.idParam}/` as const
   const ItemPath = Schema.Struct({ organization_id: OrganizationId }).pipe(
     Schema.extend(Schema.Struct({ [spec.idParam]: spec.idSchema } as { [K in IdParam]: Schema.Schema<string> }))
   )
-  const ListParams = Schema.Struct({ ...spec.filters, ...spec.ordering.params, ...Pagination.params })
+  const ListParams = Schema.Struct({
+    ...spec.filters,
+    ...(orderingParams(spec.ordering) as Ordering.OrderingSpec<string>["params"]),
+    ...Pagination.params
+  })
   return {
     list: HttpApiEndpoint.get("list", collection)
       .setPath(OrganizationPath)
@@ -102,7 +132,7 @@ export const endpoints = <
     create: HttpApiEndpoint.post("create", collection)
       .setPath(OrganizationPath)
       .setPayload(spec.create)
-      .addSuccess(spec.item, { status: 201 })
+      .addSuccess((spec.created?.schema ?? spec.item) as Schema.Schema<R, RI>, { status: 201 })
       .annotateContext(documented(spec.docs.create)),
     get: HttpApiEndpoint.get("get", member)
       .setPath(ItemPath)
@@ -131,64 +161,105 @@ export const group = <
   CI,
   U,
   UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>
+  Filters extends Record<string, ReturnType<typeof Query.param>>,
+  M,
+  R,
+  RI,
+  CM
 >(
   id: Id,
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>
 ) => {
   const all = endpoints(spec)
   return HttpApiGroup.make(id).add(all.list).add(all.create).add(all.get).add(all.update)
 }
 
-/** The storage a resource's handlers need, scoped by the organization's internal id. */
-export interface Repository<A extends { readonly id: Id }, Id, C, U, Query, E> {
-  readonly findById: (organizationId: number, id: Id) => Effect.Effect<A | undefined>
+/**
+ * The storage a resource's handlers need, scoped by the organization's internal id. Its effects may read the
+ * `CurrentCaller` (e.g. to show each caller only what they may see). `M` is the stored model, `CM` what `create`
+ * returns (the model by default).
+ */
+export interface Repository<M extends { readonly id: Id }, Id, C, U, Query, E, CM extends { readonly id: Id } = M> {
+  readonly findById: (organizationId: number, id: Id) => Effect.Effect<M | undefined, never, CurrentCaller>
   readonly list: (
     organizationId: number,
     query: Query & { readonly ordering: Ordering.Ordering<string> }
-  ) => Pagination.PagedQuery<A>
-  readonly create: (organizationId: number, input: C) => Effect.Effect<A, E>
-  readonly update: (organizationId: number, id: Id, changes: U) => Effect.Effect<A, E>
-  readonly remove?: (organizationId: number, id: Id) => Effect.Effect<void, E>
+  ) => Pagination.PagedQuery<M, never, CurrentCaller>
+  readonly create: (organizationId: number, input: C) => Effect.Effect<CM, E, CurrentCaller>
+  readonly update: (organizationId: number, id: Id, changes: U) => Effect.Effect<M, E, CurrentCaller>
+  readonly remove?: (organizationId: number, id: Id) => Effect.Effect<void, E, CurrentCaller>
 }
 
+/** A refusal of a check: 400, 403 or 404 in the documented shapes. */
+export type Refusal = NotFound | PermissionDenied | ValidationError
+
 /** How a resource's handlers reach and guard its repository. */
-export interface Binding<A extends { readonly id: Id }, Id, C, U, Query, E, UrlParams> {
-  readonly permissions: { readonly read: Action; readonly write: Action }
+export interface Binding<
+  M extends { readonly id: Id },
+  Id,
+  C,
+  U,
+  Query,
+  E,
+  UrlParams,
+  CM extends { readonly id: Id } = M
+> {
+  /** The role actions of reads and writes; with a list, the role must be allowed one of them (checks refine). */
+  readonly permissions: {
+    readonly read: Action | ReadonlyArray<Action>
+    readonly write: Action | ReadonlyArray<Action>
+  }
   /** The id a path segment names, or undefined (404). */
   readonly parseId: (segment: string) => Id | undefined
   /** The repository's list filters from the request's query parameters (checked before the ordering). */
   readonly filters: (urlParams: UrlParams) => Effect.Effect<Query, ValidationError>
   /** The wire error of a refused write. */
   readonly writeError: (error: E) => NotFound | ValidationError
-  readonly repository: Repository<A, Id, C, U, Query, E>
+  /**
+   * Rules beyond the roles table, run once the body is decoded (and the item found) and before the repository
+   * writes: e.g. who may change whose item, or that the ids a body names exist.
+   */
+  readonly checks?: {
+    readonly create?: (scope: OrganizationScope, input: C) => Effect.Effect<void, Refusal, CurrentCaller>
+    readonly update?: (scope: OrganizationScope, item: M, changes: U) => Effect.Effect<void, Refusal, CurrentCaller>
+    readonly delete?: (scope: OrganizationScope, item: M) => Effect.Effect<void, Refusal, CurrentCaller>
+  }
+  readonly repository: Repository<M, Id, C, U, Query, E, CM>
 }
 
 /**
  * The handlers of a resource's endpoints, for `handlers.handle("list", h.list).handleRaw("create", h.create)…`
  * (create, update and delete read the body themselves so its errors keep the documented shape), and `existing`,
- * the item a path segment names or 404, for the group's other endpoints.
+ * the stored item a path segment names or 404, for the group's other endpoints.
  */
 export const handlers = <
   Segment extends string,
   IdParam extends string,
-  A extends { readonly id: Id },
+  A,
   I,
   C,
   CI,
   U,
   UI,
   Filters extends Record<string, ReturnType<typeof Query.param>>,
+  M extends { readonly id: Id },
+  R,
+  RI,
+  CM extends { readonly id: Id },
   Id,
   Query,
   E
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters>,
-  binding: Binding<A, Id, C, U, Query, E, Schema.Struct.Type<Filters>>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>,
+  binding: Binding<NoInfer<M>, Id, C, U, Query, E, Schema.Struct.Type<Filters>, NoInfer<CM>>
 ) =>
   Effect.gen(function* () {
     const access = yield* OrganizationAccess
-    const { permissions, repository } = binding
+    const { checks, permissions, repository } = binding
+    // Without `toWire` the spec's types make the model the wire item.
+    const toWire = spec.toWire ?? ((model: M) => model as unknown as A)
+    const createdSchema = (spec.created?.schema ?? spec.item) as Schema.Schema<R, RI>
+    const createdToWire = spec.created?.toWire ?? ((model: CM) => toWire(model as unknown as M) as unknown as R)
 
     // A malformed id names nothing: 404, as an unknown one.
     const existing = (organizationId: number, segment: string) =>
@@ -216,13 +287,16 @@ export const handlers = <
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.read)
         const filters = yield* binding.filters(input.urlParams)
-        const ordering = yield* spec.ordering.parse(input.urlParams.ordering)
+        const ordering = "parse" in spec.ordering ? yield* spec.ordering.parse(input.urlParams.ordering) : spec.ordering
         const page = yield* Pagination.parse(input.urlParams)
-        return yield* Pagination.paginate(
+        const result = yield* Pagination.paginate(
           input.request,
           page,
           repository.list(scope.organizationId, { ...filters, ordering })
         )
+        return spec.toWire === undefined
+          ? (result as unknown as Pagination.Page<A>)
+          : { ...result, results: result.results.map(spec.toWire) }
       })
 
     const create = (input: {
@@ -232,11 +306,12 @@ export const handlers = <
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.write)
         const body = yield* RequestBody.decode(input.request, spec.create)
+        if (checks?.create !== undefined) yield* checks.create(scope, body)
         const item = yield* repository.create(scope.organizationId, body).pipe(Effect.mapError(binding.writeError))
         return yield* created(
           input.request,
-          spec.item,
-          item,
+          createdSchema,
+          createdToWire(item),
           `/organizations/${scope.publicId}/${spec.segment}/${String(item.id)}/`
         )
       })
@@ -244,7 +319,7 @@ export const handlers = <
     const get = (input: Pick<ItemRequest, "path">) =>
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.read)
-        return yield* existing(scope.organizationId, input.path[spec.idParam])
+        return toWire(yield* existing(scope.organizationId, input.path[spec.idParam]))
       })
 
     const update = (input: ItemRequest) =>
@@ -252,9 +327,11 @@ export const handlers = <
         const scope = yield* access.require(input.path.organization_id, permissions.write)
         const item = yield* existing(scope.organizationId, input.path[spec.idParam])
         const changes = yield* RequestBody.decode(input.request, spec.update)
-        return yield* repository
+        if (checks?.update !== undefined) yield* checks.update(scope, item, changes)
+        const updated = yield* repository
           .update(scope.organizationId, item.id, changes)
           .pipe(Effect.mapError(binding.writeError))
+        return toWire(updated)
       })
 
     const remove = (input: Pick<ItemRequest, "path">) =>
@@ -263,6 +340,7 @@ export const handlers = <
         const item = yield* existing(scope.organizationId, input.path[spec.idParam])
         // A resource without `remove` declares no delete endpoint; answer as for an unknown route.
         if (repository.remove === undefined) return yield* new NotFound()
+        if (checks?.delete !== undefined) yield* checks.delete(scope, item)
         yield* repository.remove(scope.organizationId, item.id).pipe(Effect.mapError(binding.writeError))
         return noContent
       })
