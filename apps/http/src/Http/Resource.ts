@@ -24,6 +24,26 @@ export interface Doc {
   readonly description?: string
 }
 
+/** The `HttpApiEndpoint` names of a resource's endpoints (a group holding two resources names them apart). */
+export interface Names {
+  readonly list: string
+  readonly create: string
+  readonly get: string
+  readonly update: string
+  readonly delete: string
+}
+
+/** The endpoint names a resource gets unless its spec says otherwise. */
+export type DefaultNames = {
+  readonly list: "list"
+  readonly create: "create"
+  readonly get: "get"
+  readonly update: "update"
+  readonly delete: "delete"
+}
+
+const defaultNames: DefaultNames = { list: "list", create: "create", get: "get", update: "update", delete: "delete" }
+
 /** What declares a resource: its path, wire schemas and ordering. */
 export interface Spec<
   Segment extends string,
@@ -38,7 +58,8 @@ export interface Spec<
   M = A,
   R = A,
   RI = I,
-  CM = M
+  CM = M,
+  N extends Names = DefaultNames
 > {
   /** The collection's path segment: `tags` in `/organizations/{organization_id}/tags/`. */
   readonly segment: Segment
@@ -48,7 +69,10 @@ export interface Spec<
   readonly idSchema: Schema.Schema<string>
   readonly item: Schema.Schema<A, I>
   readonly create: Schema.Schema<C, CI>
-  readonly update: Schema.Schema<U, UI>
+  /** The update body; a resource without one has no `update` endpoint. */
+  readonly update?: Schema.Schema<U, UI>
+  /** Endpoint names other than `list`, `create`, `get`, `update` and `delete` (`Resource.DefaultNames`). */
+  readonly names?: N
   /** Query parameters of the list besides ordering and paging. */
   readonly filters: Filters
   /**
@@ -64,7 +88,7 @@ export interface Spec<
     readonly list: Doc
     readonly create: Doc
     readonly get: Doc
-    readonly update: Doc
+    readonly update?: Doc
     readonly delete?: Doc
   }
 }
@@ -77,16 +101,17 @@ export const make = <
   I,
   C,
   CI,
-  U,
-  UI,
+  U = never,
+  UI = never,
   Filters extends Record<string, ReturnType<typeof Query.param>> = {},
   M = A,
   R = A,
   RI = I,
-  CM = M
+  CM = M,
+  const N extends Names = DefaultNames
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>
-): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM> => spec
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>
+): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N> => spec
 
 /** The client-chosen ordering's query parameter, if the list has one. */
 const orderingParams = (ordering: Ordering.OrderingSpec<string> | Ordering.Ordering<string>) =>
@@ -94,7 +119,10 @@ const orderingParams = (ordering: Ordering.OrderingSpec<string> | Ordering.Order
 
 const documented = (doc: Doc) => OpenApi.annotations({ summary: doc.summary, description: doc.description })
 
-/** The resource's endpoints: `list`, `create`, `get`, `update` and `delete`. */
+/**
+ * The resource's endpoints under the spec's names: `list`, `create`, `get`, `update` (undefined, also in its
+ * type, when the spec has no update body) and `delete`.
+ */
 export const endpoints = <
   Segment extends string,
   IdParam extends string,
@@ -108,9 +136,10 @@ export const endpoints = <
   M,
   R,
   RI,
-  CM
+  CM,
+  N extends Names
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>
 ) => {
   const collection = `/organizations/:organization_id/${spec.segment}/` as const
   const member = `${collection}:${spec.idParam}/` as const
@@ -122,35 +151,40 @@ export const endpoints = <
     ...(orderingParams(spec.ordering) as Ordering.OrderingSpec<string>["params"]),
     ...Pagination.params
   })
+  const names = (spec.names ?? defaultNames) as N
+  const update = HttpApiEndpoint.patch(names.update as N["update"], member)
+    .setPath(ItemPath)
+    .setPayload(spec.update as Schema.Schema<U, UI>)
+    .addSuccess(spec.item)
+    .annotateContext(documented(spec.docs.update ?? { summary: `Change in ${spec.segment}` }))
   return {
-    list: HttpApiEndpoint.get("list", collection)
+    list: HttpApiEndpoint.get(names.list as N["list"], collection)
       .setPath(OrganizationPath)
       // Every field is a `Query.param` (string-encoded), which the generic check cannot see through.
       .setUrlParams<typeof ListParams>(ListParams as never)
       .addSuccess(Pagination.Envelope(spec.item))
       .annotateContext(documented(spec.docs.list)),
-    create: HttpApiEndpoint.post("create", collection)
+    create: HttpApiEndpoint.post(names.create as N["create"], collection)
       .setPath(OrganizationPath)
       .setPayload(spec.create)
       .addSuccess((spec.created?.schema ?? spec.item) as Schema.Schema<R, RI>, { status: 201 })
       .annotateContext(documented(spec.docs.create)),
-    get: HttpApiEndpoint.get("get", member)
+    get: HttpApiEndpoint.get(names.get as N["get"], member)
       .setPath(ItemPath)
       .addSuccess(spec.item)
       .annotateContext(documented(spec.docs.get)),
-    update: HttpApiEndpoint.patch("update", member)
-      .setPath(ItemPath)
-      .setPayload(spec.update)
-      .addSuccess(spec.item)
-      .annotateContext(documented(spec.docs.update)),
-    delete: HttpApiEndpoint.del("delete", member)
+    update: (spec.update === undefined ? undefined : update) as [U] extends [never] ? undefined : typeof update,
+    delete: HttpApiEndpoint.del(names.delete as N["delete"], member)
       .setPath(ItemPath)
       .addSuccess(HttpApiSchema.NoContent)
       .annotateContext(documented(spec.docs.delete ?? { summary: `Delete from ${spec.segment}` }))
   }
 }
 
-/** A group named `id` with the resource's `list`, `create`, `get` and `update`; add `delete` and the rest to it. */
+/**
+ * A group named `id` with the resource's `list`, `create`, `get` and `update` (for a spec with an update body);
+ * add `delete` and the rest to it. Other groups add the {@link endpoints} they have.
+ */
 export const group = <
   const Id extends string,
   Segment extends string,
@@ -165,13 +199,18 @@ export const group = <
   M,
   R,
   RI,
-  CM
+  CM,
+  N extends Names
 >(
   id: Id,
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>
 ) => {
   const all = endpoints(spec)
-  return HttpApiGroup.make(id).add(all.list).add(all.create).add(all.get).add(all.update)
+  return HttpApiGroup.make(id)
+    .add(all.list)
+    .add(all.create)
+    .add(all.get)
+    .add(all.update as NonNullable<(typeof all)["update"]>)
 }
 
 /**
@@ -186,7 +225,7 @@ export interface Repository<M extends { readonly id: Id }, Id, C, U, Query, E, C
     query: Query & { readonly ordering: Ordering.Ordering<string> }
   ) => Pagination.PagedQuery<M, never, CurrentCaller>
   readonly create: (organizationId: number, input: C) => Effect.Effect<CM, E, CurrentCaller>
-  readonly update: (organizationId: number, id: Id, changes: U) => Effect.Effect<M, E, CurrentCaller>
+  readonly update?: (organizationId: number, id: Id, changes: U) => Effect.Effect<M, E, CurrentCaller>
   readonly remove?: (organizationId: number, id: Id) => Effect.Effect<void, E, CurrentCaller>
 }
 
@@ -202,7 +241,8 @@ export interface Binding<
   Query,
   E,
   UrlParams,
-  CM extends { readonly id: Id } = M
+  CM extends { readonly id: Id } = M,
+  WE = NotFound | ValidationError
 > {
   /** The role actions of reads and writes; with a list, the role must be allowed one of them (checks refine). */
   readonly permissions: {
@@ -213,8 +253,8 @@ export interface Binding<
   readonly parseId: (segment: string) => Id | undefined
   /** The repository's list filters from the request's query parameters (checked before the ordering). */
   readonly filters: (urlParams: UrlParams) => Effect.Effect<Query, ValidationError>
-  /** The wire error of a refused write. */
-  readonly writeError: (error: E) => NotFound | ValidationError
+  /** The wire error of a refused write (404 or 400, or another the feature's group declares, such as 409). */
+  readonly writeError: (error: E) => WE
   /**
    * Rules beyond the roles table, run once the body is decoded (and the item found) and before the repository
    * writes: e.g. who may change whose item, or that the ids a body names exist.
@@ -248,10 +288,12 @@ export const handlers = <
   CM extends { readonly id: Id },
   Id,
   Query,
-  E
+  E,
+  N extends Names,
+  WE = NotFound | ValidationError
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM>,
-  binding: Binding<NoInfer<M>, Id, C, U, Query, E, Schema.Struct.Type<Filters>, NoInfer<CM>>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>,
+  binding: Binding<NoInfer<M>, Id, C, U, Query, E, Schema.Struct.Type<Filters>, NoInfer<CM>, WE>
 ) =>
   Effect.gen(function* () {
     const access = yield* OrganizationAccess
@@ -326,6 +368,8 @@ export const handlers = <
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.write)
         const item = yield* existing(scope.organizationId, input.path[spec.idParam])
+        // A resource without `update` declares no update endpoint; answer as for an unknown route.
+        if (spec.update === undefined || repository.update === undefined) return yield* new NotFound()
         const changes = yield* RequestBody.decode(input.request, spec.update)
         if (checks?.update !== undefined) yield* checks.update(scope, item, changes)
         const updated = yield* repository
