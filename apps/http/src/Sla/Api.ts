@@ -1,59 +1,64 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { OpenApi } from "@effect/platform"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import { Wire } from "../Http/Errors.js"
-import * as Pagination from "../Http/Pagination.js"
-import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
+import { IntegerId } from "../Http/PathParams.js"
+import * as Resource from "../Http/Resource.js"
 import { SlaPolicyOrdering } from "./SlaPolicies.js"
-import { SlaPolicy, SlaPolicyCreate, SlaPolicyUpdate } from "./SlaPolicy.js"
-
-const PolicyPath = Schema.Struct({ organization_id: OrganizationId, pk: IntegerId })
+import { SlaPolicy, SlaPolicyCreate, SlaPolicyUpdate, type StoredSlaPolicy } from "./SlaPolicy.js"
 
 const CHANGES =
   "Every change recomputes the due times of the organization's tickets before it answers. Owners, admins and integration tokens."
 
+/** The wire form of a stored policy. */
+export const toSlaPolicy = (policy: StoredSlaPolicy): SlaPolicy => ({
+  id: policy.id,
+  name: policy.name,
+  position: policy.position,
+  priorities: policy.priorities,
+  inbox_ids: policy.inboxIds,
+  tag_ids: policy.tagIds,
+  first_reply_minutes: policy.firstReplyMinutes,
+  next_reply_minutes: policy.nextReplyMinutes,
+  resolution_minutes: policy.resolutionMinutes,
+  business_hours: policy.businessHours,
+  pause_when_waiting_on_customer: policy.pauseWhenWaitingOnCustomer,
+  pause_when_snoozed: policy.pauseWhenSnoozed,
+  created_at: policy.createdAt,
+  updated_at: policy.updatedAt
+})
+
+/** SLA policies as a directory resource: `/organizations/{organization_id}/sla-policies/{pk}/` (decision 0503). */
+export const SlaPolicyResource = Resource.make({
+  segment: "sla-policies",
+  idParam: "pk",
+  idSchema: IntegerId,
+  item: SlaPolicy,
+  create: SlaPolicyCreate,
+  update: SlaPolicyUpdate,
+  filters: {},
+  ordering: SlaPolicyOrdering,
+  toWire: toSlaPolicy,
+  docs: {
+    list: {
+      summary: "List SLA policies",
+      description: "By default in the order they are tried: `position`, then `id`."
+    },
+    create: {
+      summary: "Create an SLA policy",
+      description: `\`name\` is required. Conditions \`priorities\`, \`inbox_ids\`, \`tag_ids\` (empty: any; all given ones must match, a list matches any of its values); targets \`first_reply_minutes\`, \`next_reply_minutes\`, \`resolution_minutes\` (1–5,256,000 or null for none), counted in business minutes of the organization's business hours unless \`business_hours\` is false; \`pause_when_waiting_on_customer\` and \`pause_when_snoozed\` (default true) stop the clocks. \`position\` defaults to after the last policy. ${CHANGES} Answers 201 with a \`Location\` header.`
+    },
+    get: { summary: "Read an SLA policy" },
+    update: { summary: "Change an SLA policy", description: CHANGES },
+    delete: {
+      summary: "Delete an SLA policy",
+      description: `Answers 204. Its tickets fall to the next policy that matches them. ${CHANGES}`
+    }
+  }
+})
+
 /** `/organizations/{organization_id}/sla-policies/`: SLA policies of an organization (decision 0503). */
-export class SlaPoliciesApi extends HttpApiGroup.make("slaPolicies")
-  .add(
-    HttpApiEndpoint.get("list", "/organizations/:organization_id/sla-policies/")
-      .setPath(OrganizationPath)
-      .setUrlParams(Schema.Struct({ ...SlaPolicyOrdering.params, ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(SlaPolicy))
-      .annotate(OpenApi.Summary, "List SLA policies")
-      .annotate(OpenApi.Description, "By default in the order they are tried: `position`, then `id`.")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/organizations/:organization_id/sla-policies/")
-      .setPath(OrganizationPath)
-      .setPayload(SlaPolicyCreate)
-      .addSuccess(SlaPolicy, { status: 201 })
-      .annotate(OpenApi.Summary, "Create an SLA policy")
-      .annotate(
-        OpenApi.Description,
-        `\`name\` is required. Conditions \`priorities\`, \`inbox_ids\`, \`tag_ids\` (empty: any; all given ones must match, a list matches any of its values); targets \`first_reply_minutes\`, \`next_reply_minutes\`, \`resolution_minutes\` (1–5,256,000 or null for none), counted in business minutes of the organization's business hours unless \`business_hours\` is false; \`pause_when_waiting_on_customer\` and \`pause_when_snoozed\` (default true) stop the clocks. \`position\` defaults to after the last policy. ${CHANGES} Answers 201 with a \`Location\` header.`
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/organizations/:organization_id/sla-policies/:pk/")
-      .setPath(PolicyPath)
-      .addSuccess(SlaPolicy)
-      .annotate(OpenApi.Summary, "Read an SLA policy")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/organizations/:organization_id/sla-policies/:pk/")
-      .setPath(PolicyPath)
-      .setPayload(SlaPolicyUpdate)
-      .addSuccess(SlaPolicy)
-      .annotate(OpenApi.Summary, "Change an SLA policy")
-      .annotate(OpenApi.Description, CHANGES)
-  )
-  .add(
-    HttpApiEndpoint.del("delete", "/organizations/:organization_id/sla-policies/:pk/")
-      .setPath(PolicyPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Summary, "Delete an SLA policy")
-      .annotate(OpenApi.Description, `Answers 204. Its tickets fall to the next policy that matches them. ${CHANGES}`)
-  )
+export class SlaPoliciesApi extends Resource.group("slaPolicies", SlaPolicyResource)
+  .add(Resource.endpoints(SlaPolicyResource).delete)
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)
   .annotate(OpenApi.Title, "SLA policies") {}

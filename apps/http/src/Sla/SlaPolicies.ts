@@ -1,7 +1,8 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import * as Ordering from "../Http/Ordering.js"
-import { type SlaPolicy, type SlaPolicyCreate, SlaPolicyNotFound, type SlaPolicyUpdate } from "./SlaPolicy.js"
+import * as Pagination from "../Http/Pagination.js"
+import { type SlaPolicyCreate, SlaPolicyNotFound, type SlaPolicyUpdate, StoredSlaPolicy } from "./SlaPolicy.js"
 import { recomputeOrganization } from "./SlaState.js"
 
 /** Orderings of the policy list: by default the order they are tried in. */
@@ -10,47 +11,14 @@ export const SlaPolicyOrdering = Ordering.make({
   defaults: ["position", "id"]
 })
 
-interface PolicyRow {
-  readonly id: string
-  readonly name: string
-  readonly position: number
-  readonly priorities: ReadonlyArray<string> | string
-  readonly inboxIds: ReadonlyArray<number> | string
-  readonly tagIds: ReadonlyArray<number> | string
-  readonly firstReplyMinutes: number | null
-  readonly nextReplyMinutes: number | null
-  readonly resolutionMinutes: number | null
-  readonly businessHours: boolean
-  readonly pauseWhenWaitingOnCustomer: boolean
-  readonly pauseWhenSnoozed: boolean
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-const json = <A>(value: A | string): A => (typeof value === "string" ? (JSON.parse(value) as A) : value)
-
-const toPolicy = (row: PolicyRow): SlaPolicy => ({
-  id: Number(row.id),
-  name: row.name,
-  position: row.position,
-  priorities: json(row.priorities) as SlaPolicy["priorities"],
-  inbox_ids: json(row.inboxIds),
-  tag_ids: json(row.tagIds),
-  first_reply_minutes: row.firstReplyMinutes,
-  next_reply_minutes: row.nextReplyMinutes,
-  resolution_minutes: row.resolutionMinutes,
-  business_hours: row.businessHours,
-  pause_when_waiting_on_customer: row.pauseWhenWaitingOnCustomer,
-  pause_when_snoozed: row.pauseWhenSnoozed,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt
-})
+const decodePolicies = Schema.decodeUnknown(Schema.Array(StoredSlaPolicy))
 
 /**
  * SLA policies of organizations (docs/decisions/0503-sla-policies.md). Every change recomputes the SLA state of the
  * organization's tickets in its own transaction, so a read after the write shows the new due times.
  */
 export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/Sla/SlaPolicies", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`id, name, position, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes,
@@ -64,10 +32,17 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
       (ms) => new Date(ms)
     )
 
+    const findOne = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
+      Result: StoredSlaPolicy,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
     /** The policy with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: number): Effect.Effect<SlaPolicy | undefined> =>
-      sql<PolicyRow>`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toPolicy(rows[0]))),
+    const findById = (organizationId: number, id: number): Effect.Effect<StoredSlaPolicy | undefined> =>
+      findOne({ organizationId, id }).pipe(
+        Effect.map(Option.getOrUndefined),
         Effect.orDie,
         Effect.withSpan("SlaPolicies.findById")
       )
@@ -94,7 +69,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
     }
 
     /** Creates a policy (at the end of the order unless `position` is given). */
-    const create = (organizationId: number, input: SlaPolicyCreate): Effect.Effect<SlaPolicy> =>
+    const create = (organizationId: number, input: SlaPolicyCreate): Effect.Effect<StoredSlaPolicy> =>
       Effect.gen(function* () {
         const position =
           input.position ??
@@ -104,7 +79,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
               WHERE organization_id = ${organizationId}`)[0]!.next
           )
         const at = yield* now
-        const rows = yield* sql<PolicyRow>`
+        const rows = yield* sql`
           INSERT INTO hd_sla_policies ${sql.insert({
             organizationId,
             ...listColumns(input),
@@ -112,9 +87,9 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
             createdAt: at,
             updatedAt: at
           })}
-          RETURNING ${columns}`
+          RETURNING ${columns}`.pipe(Effect.flatMap(decodePolicies))
         yield* recomputeIn(organizationId)
-        return toPolicy(rows[0]!)
+        return rows[0]!
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SlaPolicies.create"))
 
     /** Changes a policy. */
@@ -122,20 +97,25 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
       organizationId: number,
       id: number,
       changes: SlaPolicyUpdate
-    ): Effect.Effect<SlaPolicy, SlaPolicyNotFound> =>
+    ): Effect.Effect<StoredSlaPolicy, SlaPolicyNotFound> =>
       Effect.gen(function* () {
         const set = listColumns(changes)
-        const rows =
+        const rows = yield* decodePolicies(
           Object.keys(set).length === 0
-            ? yield* sql<PolicyRow>`SELECT ${columns} FROM hd_sla_policies
+            ? yield* sql`SELECT ${columns} FROM hd_sla_policies
                 WHERE organization_id = ${organizationId} AND id = ${id}`
-            : yield* sql<PolicyRow>`UPDATE hd_sla_policies SET ${sql.update({ ...set, updatedAt: yield* now })}
+            : yield* sql`UPDATE hd_sla_policies SET ${sql.update({ ...set, updatedAt: yield* now })}
                 WHERE organization_id = ${organizationId} AND id = ${id}
                 RETURNING ${columns}`
+        )
         if (rows[0] === undefined) return yield* new SlaPolicyNotFound({ id })
         if (Object.keys(set).length > 0) yield* recomputeIn(organizationId)
-        return toPolicy(rows[0])
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.update"))
+        return rows[0]
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }),
+        Effect.withSpan("SlaPolicies.update")
+      )
 
     /** Deletes a policy; its tickets fall to the next policy that matches them, or none. */
     const remove = (organizationId: number, id: number): Effect.Effect<void, SlaPolicyNotFound> =>
@@ -147,19 +127,14 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.remove"))
 
     /** One page of the organization's policies in the requested order. */
-    const list = (organizationId: number, ordering: Ordering.Ordering<string>) => ({
-      count: sql<{ readonly count: string }>`
-        SELECT count(*) AS count FROM hd_sla_policies WHERE organization_id = ${organizationId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count)),
-        Effect.orDie
-      ),
-      fetch: (window: { readonly limit: number; readonly offset: number }) =>
-        sql<PolicyRow>`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId}
-          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-          Effect.map((rows) => rows.map(toPolicy)),
-          Effect.orDie
-        )
-    })
+    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
+      Pagination.page(sql, {
+        from: sql`hd_sla_policies`,
+        select: sql`SELECT ${columns} FROM hd_sla_policies`,
+        where: sql`organization_id = ${organizationId}`,
+        ordering: options.ordering,
+        decode: Schema.decodeUnknownSync(StoredSlaPolicy)
+      })
 
     return { findById, create, update, remove, list, recompute } as const
   })

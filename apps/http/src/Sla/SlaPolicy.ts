@@ -1,5 +1,6 @@
 import { Priority } from "@helpdesk/domain"
 import { Schema } from "effect"
+import { BigInt8, Jsonb, Timestamptz } from "../Database/Columns.js"
 import * as Fields from "../Http/Fields.js"
 import { Timestamp } from "../Http/Representation.js"
 
@@ -16,6 +17,27 @@ export const MAX_TARGET_MINUTES = 5_256_000
 export const MAX_POSITION = 1_000_000
 
 const PRIORITIES = Priority.literals
+
+/** An SLA policy as stored: a `hd_sla_policies` row, decoded. */
+export const StoredSlaPolicy = Schema.Struct({
+  id: BigInt8,
+  name: Schema.String,
+  position: Schema.Int,
+  priorities: Jsonb(Schema.Array(Priority)),
+  inboxIds: Jsonb(Schema.Array(Schema.Int)),
+  tagIds: Jsonb(Schema.Array(Schema.Int)),
+  firstReplyMinutes: Schema.NullOr(Schema.Int),
+  nextReplyMinutes: Schema.NullOr(Schema.Int),
+  resolutionMinutes: Schema.NullOr(Schema.Int),
+  businessHours: Schema.Boolean,
+  pauseWhenWaitingOnCustomer: Schema.Boolean,
+  pauseWhenSnoozed: Schema.Boolean,
+  createdAt: Timestamptz,
+  updatedAt: Timestamptz
+})
+
+/** An SLA policy as stored. */
+export type StoredSlaPolicy = typeof StoredSlaPolicy.Type
 
 /** An SLA policy as the API shows it. */
 export const SlaPolicy = Schema.Struct({
@@ -86,9 +108,13 @@ export class SlaPolicyNotFound extends Schema.TaggedError<SlaPolicyNotFound>()("
 
 /** Whether `policy` applies to a ticket of this priority, inbox and tags (every non-empty list must match). */
 export const matches = (
-  policy: Pick<SlaPolicy, "priorities" | "inbox_ids" | "tag_ids">,
+  policy: {
+    readonly priorities: ReadonlyArray<string>
+    readonly inboxIds: ReadonlyArray<number>
+    readonly tagIds: ReadonlyArray<number>
+  },
   ticket: { readonly priority: string; readonly inboxId: number; readonly tagIds: ReadonlyArray<number> }
 ): boolean =>
-  (policy.priorities.length === 0 || policy.priorities.includes(ticket.priority as Priority)) &&
-  (policy.inbox_ids.length === 0 || policy.inbox_ids.includes(ticket.inboxId)) &&
-  (policy.tag_ids.length === 0 || policy.tag_ids.some((id) => ticket.tagIds.includes(id)))
+  (policy.priorities.length === 0 || policy.priorities.includes(ticket.priority)) &&
+  (policy.inboxIds.length === 0 || policy.inboxIds.includes(ticket.inboxId)) &&
+  (policy.tagIds.length === 0 || policy.tagIds.some((id) => ticket.tagIds.includes(id)))

@@ -1,10 +1,10 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import type { SlaTarget } from "@helpdesk/domain"
 import { ALWAYS_OPEN, type Schedule } from "@helpdesk/schedule"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { compileStored, type StoredException, type WeeklyHours } from "../BusinessHours/Validation.js"
 import { type ClockPolicy, dueTimes, nextBreach, type SlaFacts } from "./SlaClock.js"
-import { matches } from "./SlaPolicy.js"
+import { matches, StoredSlaPolicy } from "./SlaPolicy.js"
 
 /*
  * The SLA state rows of tickets (`hd_ticket_sla`) and the SLA part of their stored view, written from their facts
@@ -20,48 +20,39 @@ export interface StatePolicy extends ClockPolicy {
   readonly tagIds: ReadonlyArray<number>
 }
 
-interface PolicyRow {
-  readonly id: string
-  readonly name: string
-  readonly priorities: ReadonlyArray<string> | string
-  readonly inboxIds: ReadonlyArray<number> | string
-  readonly tagIds: ReadonlyArray<number> | string
-  readonly firstReplyMinutes: number | null
-  readonly nextReplyMinutes: number | null
-  readonly resolutionMinutes: number | null
-  readonly businessHours: boolean
-  readonly pauseWhenWaitingOnCustomer: boolean
-  readonly pauseWhenSnoozed: boolean
-}
-
 const json = <A>(value: A | string): A => (typeof value === "string" ? (JSON.parse(value) as A) : value)
+
+const StatePolicyRow = StoredSlaPolicy.pipe(
+  Schema.pick(
+    "id",
+    "name",
+    "priorities",
+    "inboxIds",
+    "tagIds",
+    "firstReplyMinutes",
+    "nextReplyMinutes",
+    "resolutionMinutes",
+    "businessHours",
+    "pauseWhenWaitingOnCustomer",
+    "pauseWhenSnoozed"
+  )
+)
 
 /** The organization's policies in the order they are tried (position, then id). */
 export const policiesOf = (organizationId: number) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<PolicyRow>`
-      SELECT id, name, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes, resolution_minutes,
-        business_hours, pause_when_waiting_on_customer, pause_when_snoozed
-      FROM hd_sla_policies WHERE organization_id = ${organizationId} ORDER BY position, id`
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: StatePolicyRow,
+      execute: (id) => sql`
+        SELECT id, name, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes, resolution_minutes,
+          business_hours, pause_when_waiting_on_customer, pause_when_snoozed
+        FROM hd_sla_policies WHERE organization_id = ${id} ORDER BY position, id`
+    })(organizationId)
   ).pipe(
-    Effect.map((rows) =>
-      rows.map(
-        (row): StatePolicy => ({
-          id: Number(row.id),
-          name: row.name,
-          priorities: json(row.priorities),
-          inboxIds: json(row.inboxIds),
-          tagIds: json(row.tagIds),
-          firstReplyMinutes: row.firstReplyMinutes,
-          nextReplyMinutes: row.nextReplyMinutes,
-          resolutionMinutes: row.resolutionMinutes,
-          businessHours: row.businessHours,
-          pauseWhenWaitingOnCustomer: row.pauseWhenWaitingOnCustomer,
-          pauseWhenSnoozed: row.pauseWhenSnoozed
-        })
-      )
-    )
+    // A stored policy that does not decode is a defect, as a failing statement would be for the caller.
+    Effect.catchTag("ParseError", Effect.die),
+    Effect.map((policies): ReadonlyArray<StatePolicy> => policies)
   )
 
 /** Compiled schedules by organization, under the version every business-hours change bumps. */
@@ -125,9 +116,7 @@ const date = (ms: number | null): Date | null => (ms === null ? null : new Date(
 
 /** What a ticket's SLA state is under `policies` (the first that matches) and `schedule`. */
 export const stateOf = (facts: SlaFacts, policies: ReadonlyArray<StatePolicy>, schedule: Schedule) => {
-  const policy = policies.find((p) =>
-    matches({ priorities: p.priorities as never, inbox_ids: p.inboxIds, tag_ids: p.tagIds }, facts)
-  )
+  const policy = policies.find((p) => matches(p, facts))
   const due =
     policy === undefined ? { firstReply: null, nextReply: null, resolution: null } : dueTimes(facts, policy, schedule)
   const next = policy === undefined ? null : nextBreach(facts, due)

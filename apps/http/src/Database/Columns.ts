@@ -1,0 +1,15 @@
+import { Schema } from "effect"
+
+/**
+ * Schemas of column values as the `pg` driver reads them, for decoding rows at the SQL boundary
+ * (`SqlSchema.findAll({ Result: … })`): a row that does not match is a defect naming the offending field.
+ */
+
+/** A `bigint`/`bigserial` column: `pg` reads int8 as a decimal string. */
+export const BigInt8 = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int()))
+
+/** A `timestamptz` column: `pg` reads it as a `Date`. */
+export const Timestamptz = Schema.DateFromSelf
+
+/** A `jsonb` column holding `schema`: parsed by the driver, or its text where a driver leaves it unparsed. */
+export const Jsonb = <A, I>(schema: Schema.Schema<A, I>) => Schema.Union(schema, Schema.parseJson(schema))
