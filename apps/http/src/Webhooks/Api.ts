@@ -1,62 +1,93 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import { Wire } from "../Http/Errors.js"
+import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
-import { Webhook, WebhookAttempt, WebhookCreate, WebhookUpdate, WebhookWithSecret } from "./Webhook.js"
+import { IntegerId, OrganizationId } from "../Http/PathParams.js"
+import * as Resource from "../Http/Resource.js"
+import {
+  type StoredWebhook,
+  type StoredWebhookAttempt,
+  type StoredWebhookWithSecret,
+  Webhook,
+  WebhookAttempt,
+  WebhookCreate,
+  WebhookUpdate,
+  WebhookWithSecret
+} from "./Webhook.js"
 
 const WebhookPath = Schema.Struct({ organization_id: OrganizationId, webhook_id: IntegerId })
 
 const signing =
   'Each delivery is a `POST` of one event as JSON, signed in `X-Helpdesk-Signature` (`t=<unix seconds>,v1=<HMAC-SHA256 hex of "t.body">`) with the webhook\'s secret, its event id in `X-Helpdesk-Event-Id`; see docs/webhooks.md.'
 
-/** `/organizations/{organization_id}/webhooks/`: signed deliveries of the organization's ticket events. */
-export class WebhooksApi extends HttpApiGroup.make("webhooks")
-  .add(
-    HttpApiEndpoint.get("list", "/organizations/:organization_id/webhooks/")
-      .setPath(OrganizationPath)
-      .setUrlParams(Schema.Struct({ ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(Webhook))
-      .annotate(OpenApi.Summary, "List webhooks")
-      .annotate(OpenApi.Description, "Owners, admins and integration tokens. Oldest first.")
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/organizations/:organization_id/webhooks/")
-      .setPath(OrganizationPath)
-      .setPayload(WebhookCreate)
-      .addSuccess(WebhookWithSecret, { status: 201 })
-      .annotate(OpenApi.Summary, "Create a webhook")
-      .annotate(
-        OpenApi.Description,
-        `Owners, admins and integration tokens. \`url\`: \`http\` or \`https\`, at most 2,000 characters, not a loopback, private or link-local address (checked again at every delivery on the address connected to). \`event_types\`: event types of docs/events.md, empty or omitted for all. Answers 201 with the generated \`secret\`, shown only now. Events committed from about now on are delivered. ${signing}`
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/organizations/:organization_id/webhooks/:webhook_id/")
-      .setPath(WebhookPath)
-      .addSuccess(Webhook)
-      .annotate(OpenApi.Summary, "Read a webhook")
-      .annotate(OpenApi.Description, "`disabled_reason` says why the service turned `active` off.")
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/organizations/:organization_id/webhooks/:webhook_id/")
-      .setPath(WebhookPath)
-      .setPayload(WebhookUpdate)
-      .addSuccess(Webhook)
-      .annotate(OpenApi.Summary, "Change a webhook")
-      .annotate(
-        OpenApi.Description,
+/** The wire form of a stored webhook. */
+export const toWebhook = (webhook: StoredWebhook): Webhook => ({
+  id: webhook.id,
+  url: webhook.url,
+  event_types: webhook.eventTypes,
+  active: webhook.active,
+  disabled_reason: webhook.disabledReason,
+  disabled_at: webhook.disabledAt,
+  secret_rotated_at: webhook.secretRotatedAt,
+  created_at: webhook.createdAt,
+  updated_at: webhook.updatedAt
+})
+
+/** The wire form of a webhook with the secret it was just given. */
+export const toWebhookWithSecret = (webhook: StoredWebhookWithSecret): WebhookWithSecret => ({
+  ...toWebhook(webhook),
+  secret: webhook.secret
+})
+
+/** The wire form of a stored delivery attempt. */
+export const toWebhookAttempt = (attempt: StoredWebhookAttempt): WebhookAttempt => ({
+  id: attempt.id,
+  event_id: attempt.eventId,
+  event_type: attempt.eventType,
+  attempt: attempt.attempt,
+  attempted_at: attempt.attemptedAt,
+  status_code: attempt.statusCode,
+  latency_ms: attempt.latencyMs,
+  succeeded: attempt.succeeded,
+  error: attempt.error
+})
+
+/** Webhooks as a directory resource: `/organizations/{organization_id}/webhooks/{webhook_id}/`, oldest first. */
+export const WebhookResource = Resource.make({
+  segment: "webhooks",
+  idParam: "webhook_id",
+  idSchema: IntegerId,
+  item: Webhook,
+  create: WebhookCreate,
+  update: WebhookUpdate,
+  filters: {},
+  ordering: Ordering.fixed("id"),
+  toWire: toWebhook,
+  created: { schema: WebhookWithSecret, toWire: toWebhookWithSecret },
+  docs: {
+    list: { summary: "List webhooks", description: "Owners, admins and integration tokens. Oldest first." },
+    create: {
+      summary: "Create a webhook",
+      description: `Owners, admins and integration tokens. \`url\`: \`http\` or \`https\`, at most 2,000 characters, not a loopback, private or link-local address (checked again at every delivery on the address connected to). \`event_types\`: event types of docs/events.md, empty or omitted for all. Answers 201 with the generated \`secret\`, shown only now. Events committed from about now on are delivered. ${signing}`
+    },
+    get: { summary: "Read a webhook", description: "`disabled_reason` says why the service turned `active` off." },
+    update: {
+      summary: "Change a webhook",
+      description:
         "`active: false` gives up its pending deliveries; `active: true` clears `disabled_reason` and delivers the events committed from then on (not those in between)."
-      )
-  )
-  .add(
-    HttpApiEndpoint.del("delete", "/organizations/:organization_id/webhooks/:webhook_id/")
-      .setPath(WebhookPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Summary, "Delete a webhook")
-      .annotate(OpenApi.Description, "Answers 204. Nothing more is sent to it; its delivery log goes with it.")
-  )
+    },
+    delete: {
+      summary: "Delete a webhook",
+      description: "Answers 204. Nothing more is sent to it; its delivery log goes with it."
+    }
+  }
+})
+
+/** `/organizations/{organization_id}/webhooks/`: signed deliveries of the organization's ticket events. */
+export class WebhooksApi extends Resource.group("webhooks", WebhookResource)
+  .add(Resource.endpoints(WebhookResource).delete)
   .add(
     HttpApiEndpoint.post("rotateSecret", "/organizations/:organization_id/webhooks/:webhook_id/rotate-secret/")
       .setPath(WebhookPath)

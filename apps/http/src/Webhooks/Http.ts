@@ -5,9 +5,8 @@ import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import { parseIntegerId } from "../Http/PathParams.js"
-import * as RequestBody from "../Http/RequestBody.js"
-import { created, noContent } from "../Http/Responses.js"
-import { WebhookCreate, WebhookUpdate, WebhookWithSecret } from "./Webhook.js"
+import * as Resource from "../Http/Resource.js"
+import { toWebhookAttempt, toWebhookWithSecret, WebhookResource } from "./Api.js"
 import type { WebhookNotFound, WebhookUrlRefused } from "./WebhookErrors.js"
 import { Webhooks } from "./Webhooks.js"
 
@@ -15,76 +14,47 @@ import { Webhooks } from "./Webhooks.js"
 const writeError = (error: WebhookNotFound | WebhookUrlRefused): NotFound | ValidationError =>
   error._tag === "WebhookNotFound" ? new NotFound() : ValidationError.field("url", error.reason)
 
-/** Handlers of the `webhooks` group. */
+/** Handlers of the `webhooks` group: the resource's five, the secret's rotation and the delivery log. */
 export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* Webhooks
     const access = yield* OrganizationAccess
+    const resource = yield* Resource.handlers(WebhookResource, {
+      permissions: { read: "webhooks.manage", write: "webhooks.manage" },
+      parseId: parseIntegerId,
+      filters: () => Effect.succeed({}),
+      writeError,
+      repository: webhooks
+    })
 
-    const existing = (organizationId: number, segment: string) =>
+    // The webhook a request names, once the caller may manage the organization's webhooks.
+    const managed = (path: { readonly organization_id: string; readonly webhook_id: string }) =>
       Effect.gen(function* () {
-        const id = parseIntegerId(segment)
-        const webhook = id === undefined ? undefined : yield* webhooks.findById(organizationId, id)
-        if (webhook === undefined) return yield* new NotFound()
-        return webhook
+        const scope = yield* access.require(path.organization_id, "webhooks.manage")
+        return { scope, webhook: yield* resource.existing(scope.organizationId, path.webhook_id) }
       })
 
     return handlers
-      .handle("list", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "webhooks.manage")
-          const page = yield* Pagination.parse(urlParams)
-          return yield* Pagination.paginate(request, page, webhooks.list(scope.organizationId))
-        })
-      )
-      .handleRaw("create", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "webhooks.manage")
-          const input = yield* RequestBody.decode(request, WebhookCreate)
-          const webhook = yield* webhooks.create(scope.organizationId, input).pipe(Effect.mapError(writeError))
-          return yield* created(
-            request,
-            WebhookWithSecret,
-            webhook,
-            `/organizations/${scope.publicId}/webhooks/${webhook.id}/`
-          )
-        })
-      )
-      .handle("get", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "webhooks.manage")
-          return yield* existing(scope.organizationId, path.webhook_id)
-        })
-      )
-      .handleRaw("update", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "webhooks.manage")
-          const webhook = yield* existing(scope.organizationId, path.webhook_id)
-          const changes = yield* RequestBody.decode(request, WebhookUpdate)
-          return yield* webhooks.update(scope.organizationId, webhook.id, changes).pipe(Effect.mapError(writeError))
-        })
-      )
-      .handle("delete", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "webhooks.manage")
-          const webhook = yield* existing(scope.organizationId, path.webhook_id)
-          yield* webhooks.remove(scope.organizationId, webhook.id).pipe(Effect.mapError(writeError))
-          return noContent
-        })
-      )
+      .handle("list", resource.list)
+      .handleRaw("create", resource.create)
+      .handle("get", resource.get)
+      .handleRaw("update", resource.update)
+      .handleRaw("delete", resource.delete)
       .handle("rotateSecret", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "webhooks.manage")
-          const webhook = yield* existing(scope.organizationId, path.webhook_id)
-          return yield* webhooks.rotateSecret(scope.organizationId, webhook.id).pipe(Effect.mapError(writeError))
+          const { scope, webhook } = yield* managed(path)
+          const rotated = yield* webhooks
+            .rotateSecret(scope.organizationId, webhook.id)
+            .pipe(Effect.mapError(writeError))
+          return toWebhookWithSecret(rotated)
         })
       )
       .handle("deliveries", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "webhooks.manage")
-          const webhook = yield* existing(scope.organizationId, path.webhook_id)
+          const { webhook } = yield* managed(path)
           const page = yield* Pagination.parse(urlParams)
-          return yield* Pagination.paginate(request, page, webhooks.attempts(webhook.id))
+          const result = yield* Pagination.paginate(request, page, webhooks.attempts(webhook.id))
+          return { ...result, results: result.results.map(toWebhookAttempt) }
         })
       )
   })

@@ -1,5 +1,6 @@
 import { ticketEventClasses } from "@helpdesk/domain"
 import { Schema } from "effect"
+import { BigInt8, Timestamptz } from "../Database/Columns.js"
 import * as Fields from "../Http/Fields.js"
 import { NullableTimestamp, Timestamp } from "../Http/Representation.js"
 
@@ -89,3 +90,38 @@ export const WebhookAttempt = Schema.Struct({
 
 /** One attempt of the delivery log. */
 export type WebhookAttempt = typeof WebhookAttempt.Type
+
+/** A webhook as stored: a `hd_webhooks` row (without its secrets), decoded. */
+export const StoredWebhook = Schema.Struct({
+  id: BigInt8,
+  url: Schema.String,
+  eventTypes: Schema.Array(Schema.String),
+  active: Schema.Boolean,
+  disabledReason: Schema.String,
+  disabledAt: Schema.NullOr(Timestamptz),
+  secretRotatedAt: Schema.NullOr(Timestamptz),
+  createdAt: Timestamptz,
+  updatedAt: Timestamptz
+})
+
+/** A webhook as stored. */
+export type StoredWebhook = typeof StoredWebhook.Type
+
+/** A webhook with the secret it was just given (created or rotated): the one time the secret leaves storage. */
+export type StoredWebhookWithSecret = StoredWebhook & { readonly secret: string }
+
+/** One attempt of the delivery log as stored: a `hd_webhook_attempts` row, decoded. */
+export const StoredWebhookAttempt = Schema.Struct({
+  id: BigInt8,
+  eventId: Schema.String,
+  eventType: Schema.String,
+  attempt: Schema.Int,
+  attemptedAt: Timestamptz,
+  statusCode: Schema.NullOr(Schema.Int),
+  latencyMs: Schema.Int,
+  succeeded: Schema.Boolean,
+  error: Schema.String
+})
+
+/** One attempt of the delivery log as stored. */
+export type StoredWebhookAttempt = typeof StoredWebhookAttempt.Type

@@ -1,62 +1,25 @@
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Duration, Effect, Option, Schema } from "effect"
+import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { urlProblem } from "./AddressPolicy.js"
 import { newSecret } from "./Signature.js"
-import type { Webhook, WebhookAttempt, WebhookCreate, WebhookUpdate, WebhookWithSecret } from "./Webhook.js"
+import {
+  StoredWebhook,
+  StoredWebhookAttempt,
+  type StoredWebhookWithSecret,
+  type WebhookCreate,
+  type WebhookUpdate
+} from "./Webhook.js"
 import { WebhookNotFound, WebhookUrlRefused } from "./WebhookErrors.js"
 import { allowPrivateFromEnv, defaultWebhookOptions } from "./WebhookOptions.js"
 
 /** The `hd_checkpoints` id of a webhook's reader of the global log. */
 export const webhookConsumerId = (id: number): string => `webhook-${id}`
 
-interface WebhookRow {
-  readonly id: string
-  readonly url: string
-  readonly eventTypes: ReadonlyArray<string>
-  readonly active: boolean
-  readonly disabledReason: string
-  readonly disabledAt: Date | null
-  readonly secretRotatedAt: Date | null
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly secret: string
-}
+const decodeWebhooks = Schema.decodeUnknown(Schema.Array(StoredWebhook))
 
-const toWebhook = (row: WebhookRow): Webhook => ({
-  id: Number(row.id),
-  url: row.url,
-  event_types: row.eventTypes,
-  active: row.active,
-  disabled_reason: row.disabledReason,
-  disabled_at: row.disabledAt,
-  secret_rotated_at: row.secretRotatedAt,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt
-})
-
-interface AttemptRow {
-  readonly id: string
-  readonly eventId: string
-  readonly eventType: string
-  readonly attempt: number
-  readonly attemptedAt: Date
-  readonly statusCode: number | null
-  readonly latencyMs: number
-  readonly succeeded: boolean
-  readonly error: string
-}
-
-const toAttempt = (row: AttemptRow): WebhookAttempt => ({
-  id: Number(row.id),
-  event_id: row.eventId,
-  event_type: row.eventType,
-  attempt: row.attempt,
-  attempted_at: row.attemptedAt,
-  status_code: row.statusCode,
-  latency_ms: row.latencyMs,
-  succeeded: row.succeeded,
-  error: row.error
-})
+const newestFirst = Ordering.fixed("id DESC")
 
 /**
  * An organization's webhooks (docs/decisions/0309-webhook-delivery.md): their settings, secrets and delivery log.
@@ -92,10 +55,17 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         ON CONFLICT (consumer_id) DO UPDATE
           SET last_tx = excluded.last_tx, last_position = excluded.last_position, updated_at = now()`
 
+    const findOne = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
+      Result: StoredWebhook,
+      execute: ({ id, organizationId }) =>
+        sql`SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
     /** The webhook with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: number): Effect.Effect<Webhook | undefined> =>
-      sql<WebhookRow>`SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toWebhook(rows[0]))),
+    const findById = (organizationId: number, id: number): Effect.Effect<StoredWebhook | undefined> =>
+      findOne({ organizationId, id }).pipe(
+        Effect.map(Option.getOrUndefined),
         Effect.orDie,
         Effect.withSpan("Webhooks.findById")
       )
@@ -104,13 +74,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
     const create = (
       organizationId: number,
       input: WebhookCreate
-    ): Effect.Effect<WebhookWithSecret, WebhookUrlRefused> =>
+    ): Effect.Effect<StoredWebhookWithSecret, WebhookUrlRefused> =>
       Effect.gen(function* () {
         yield* checkUrl(input.url)
         const secret = newSecret()
         return yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [row] = yield* sql<WebhookRow>`
+            const [webhook] = yield* sql`
               INSERT INTO hd_webhooks ${sql.insert({
                 organizationId,
                 url: input.url,
@@ -118,12 +88,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
                 secret,
                 active: input.active ?? true
               })}
-              RETURNING ${columns}`
-            yield* startAtEndOfLog(Number(row!.id))
-            return { ...toWebhook(row!), secret }
+              RETURNING ${columns}`.pipe(Effect.flatMap(decodeWebhooks))
+            yield* startAtEndOfLog(webhook!.id)
+            return { ...webhook!, secret }
           })
         )
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.create"))
+      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }), Effect.withSpan("Webhooks.create"))
 
     /**
      * Changes a webhook. Turning it off gives up its pending deliveries (kept in the log as abandoned); turning it
@@ -134,13 +104,15 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
       organizationId: number,
       id: number,
       changes: WebhookUpdate
-    ): Effect.Effect<Webhook, WebhookNotFound | WebhookUrlRefused> =>
+    ): Effect.Effect<StoredWebhook, WebhookNotFound | WebhookUrlRefused> =>
       Effect.gen(function* () {
         yield* checkUrl(changes.url)
         return yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [current] = yield* sql<WebhookRow>`
-              SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
+            const [current] = yield* sql`
+              SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`.pipe(
+              Effect.flatMap(decodeWebhooks)
+            )
             if (current === undefined) return yield* new WebhookNotFound({ id })
             const columnsToSet: Record<string, unknown> = { updatedAt: new Date() }
             if (changes.url !== undefined) columnsToSet.url = changes.url
@@ -155,30 +127,35 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
                 yield* abandonPending(id)
               }
             }
-            const [row] = yield* sql<WebhookRow>`
-              UPDATE hd_webhooks SET ${sql.update(columnsToSet)} WHERE id = ${id} RETURNING ${columns}`
-            return toWebhook(row!)
+            const [webhook] = yield* sql`
+              UPDATE hd_webhooks SET ${sql.update(columnsToSet)} WHERE id = ${id} RETURNING ${columns}`.pipe(
+              Effect.flatMap(decodeWebhooks)
+            )
+            return webhook!
           })
         )
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.update"))
+      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }), Effect.withSpan("Webhooks.update"))
 
     /** Replaces the secret; the previous one also signs for `overlap` so receivers can switch without a gap. */
     const rotateSecret = (
       organizationId: number,
       id: number,
       overlap: Duration.Duration = defaultWebhookOptions.secretOverlap
-    ): Effect.Effect<WebhookWithSecret, WebhookNotFound> =>
+    ): Effect.Effect<StoredWebhookWithSecret, WebhookNotFound> =>
       Effect.gen(function* () {
         const secret = newSecret()
-        const [row] = yield* sql<WebhookRow>`
+        const [webhook] = yield* sql`
           UPDATE hd_webhooks SET previous_secret = secret,
             previous_secret_expires_at = now() + ${Duration.toMillis(overlap)} * interval '1 millisecond',
             secret = ${secret}, secret_rotated_at = now(), updated_at = now()
           WHERE organization_id = ${organizationId} AND id = ${id}
-          RETURNING ${columns}`
-        if (row === undefined) return yield* new WebhookNotFound({ id })
-        return { ...toWebhook(row), secret }
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.rotateSecret"))
+          RETURNING ${columns}`.pipe(Effect.flatMap(decodeWebhooks))
+        if (webhook === undefined) return yield* new WebhookNotFound({ id })
+        return { ...webhook, secret }
+      }).pipe(
+        Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }),
+        Effect.withSpan("Webhooks.rotateSecret")
+      )
 
     /** Deletes a webhook, its deliveries, its log and its checkpoint: nothing is sent for it afterwards. */
     const remove = (organizationId: number, id: number): Effect.Effect<void, WebhookNotFound> =>
@@ -193,37 +170,26 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         )
         .pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.remove"))
 
-    /** The organization's webhooks, oldest first, one page. */
-    const list = (organizationId: number) => ({
-      count: sql<{ readonly count: string }>`
-        SELECT count(*) AS count FROM hd_webhooks WHERE organization_id = ${organizationId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count)),
-        Effect.orDie
-      ),
-      fetch: (window: { readonly limit: number; readonly offset: number }) =>
-        sql<WebhookRow>`SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId}
-          ORDER BY id LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-          Effect.map((rows) => rows.map(toWebhook)),
-          Effect.orDie
-        )
-    })
+    /** The organization's webhooks, one page in the given order (the API's: oldest first). */
+    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
+      Pagination.page(sql, {
+        from: sql`hd_webhooks`,
+        select: sql`SELECT ${columns} FROM hd_webhooks`,
+        where: sql`organization_id = ${organizationId}`,
+        ordering: options.ordering,
+        decode: Schema.decodeUnknownSync(StoredWebhook)
+      })
 
     /** A webhook's delivery log, newest attempt first, one page. */
-    const attempts = (webhookId: number) => ({
-      count: sql<{ readonly count: string }>`
-        SELECT count(*) AS count FROM hd_webhook_attempts WHERE webhook_id = ${webhookId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count)),
-        Effect.orDie
-      ),
-      fetch: (window: { readonly limit: number; readonly offset: number }) =>
-        sql<AttemptRow>`
-          SELECT id, event_id, event_type, attempt, attempted_at, status_code, latency_ms, succeeded, error
-          FROM hd_webhook_attempts WHERE webhook_id = ${webhookId}
-          ORDER BY id DESC LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-          Effect.map((rows) => rows.map(toAttempt)),
-          Effect.orDie
-        )
-    })
+    const attempts = (webhookId: number) =>
+      Pagination.page(sql, {
+        from: sql`hd_webhook_attempts`,
+        select: sql`SELECT id, event_id, event_type, attempt, attempted_at, status_code, latency_ms, succeeded, error
+          FROM hd_webhook_attempts`,
+        where: sql`webhook_id = ${webhookId}`,
+        ordering: newestFirst,
+        decode: Schema.decodeUnknownSync(StoredWebhookAttempt)
+      })
 
     const abandonPending = (id: number) =>
       sql`
