@@ -30,13 +30,19 @@ const PROBLEM_MESSAGES: Record<ClaimProblem, string> = {
   other_ticket: "was uploaded to another ticket."
 }
 
+/** One message per refused id, for the `attachment_ids` field error. */
+export const claimProblemMessages = (
+  problems: ReadonlyArray<{ readonly id: string; readonly problem: string }>
+): ReadonlyArray<string> =>
+  problems.map(({ id, problem }) => `Attachment ${id} ${PROBLEM_MESSAGES[problem as ClaimProblem]}`)
+
 /** Some of the ids could not be claimed; nothing was claimed. */
 export class AttachmentClaimRefused extends Schema.TaggedError<AttachmentClaimRefused>()("AttachmentClaimRefused", {
   problems: Schema.Array(Schema.Struct({ id: Schema.String, problem: Schema.String }))
 }) {
   /** One message per refused id, for the `attachment_ids` field error. */
   get messages(): ReadonlyArray<string> {
-    return this.problems.map(({ id, problem }) => `Attachment ${id} ${PROBLEM_MESSAGES[problem as ClaimProblem]}`)
+    return claimProblemMessages(this.problems)
   }
 }
 

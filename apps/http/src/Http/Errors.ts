@@ -1,68 +1,128 @@
 import { HttpApiSchema } from "@effect/platform"
-import { Data, Schema } from "effect"
+import { type Cause, Data, Schema } from "effect"
 import { ownValue, setOwn, untrustedRecord } from "./UntrustedKeys.js"
 
 /**
  * The HTTP errors of the service, in the wire shapes of docs/api-conventions.md (Django REST Framework style).
  *
- * Each error is a yieldable `Data.TaggedError` (so handlers can `yield* new NotFound()`), paired with a wire
- * schema that encodes it to exactly `{"detail": ...}` (or the field-error object) with its status. The wire
- * schemas are registered once on the root `HttpApi`, so every endpoint may fail with any of them and
- * `/openapi.json` documents them everywhere. Domain errors never appear here: map them in the handler.
+ * Each error is declared once with {@link HttpError}: a yieldable `Data.TaggedError` (so handlers can
+ * `yield* new NotFound()`) whose static `Wire` is the schema that encodes it to exactly `{"detail": ...}` (or the
+ * field-error object) with its status. The wire schemas ({@link Wire}) are registered once on the root
+ * `HttpApi`, so every endpoint may fail with any of them and `/openapi.json` documents them everywhere. Domain
+ * errors never appear here: each feature maps its reasons to these in one place.
  */
+
+/** How an HTTP error shows on the wire. */
+export interface WireOptions {
+  /** The response status. */
+  readonly status: number
+  /** The OpenAPI description of the error's component. */
+  readonly description: string
+}
+
+/** What {@link HttpError} returns: the class to extend, and its wire schema. */
+export interface HttpErrorClass<Self, Tag extends string, Fields, Body> {
+  new (fields: Fields): Cause.YieldableError & { readonly _tag: Tag } & Readonly<Fields>
+  /** The error on the wire: its body and status. */
+  readonly Wire: Schema.Schema<Self, Body>
+}
+
+const wireSchemas = new WeakMap<object, Schema.Schema.Any>()
+
+/**
+ * Declares an HTTP error class and its wire schema together:
+ * `class NotFound extends HttpError<NotFound>()("NotFound", Detail, { status: 404, description })`.
+ * `body` decodes the response body to the error's fields; `NotFound.Wire` is the error's schema (its identifier is
+ * the tag, the OpenAPI component the error is documented as).
+ */
+export const HttpError =
+  <Self>() =>
+  <const Tag extends string, Fields extends object, Body>(
+    tag: Tag,
+    body: Schema.Schema<Fields, Body>,
+    options: WireOptions
+  ): HttpErrorClass<Self, Tag, Fields, Body> => {
+    class Base extends (Data.TaggedError(tag) as new (fields: Fields) => Cause.YieldableError) {
+      static get Wire(): Schema.Schema.Any {
+        // One schema per class, built on first use: `this` is the declared subclass, which decoding constructs.
+        // biome-ignore lint/complexity/noThisInStatic: the subclass, not `Base`
+        const Self = this as unknown as new (fields: Fields) => Self
+        const existing = wireSchemas.get(Self)
+        if (existing !== undefined) return existing
+        const schema = Schema.transform(
+          body,
+          Schema.declare((u): u is Self => u instanceof Self),
+          // The body schema keeps only its own fields of the error when it encodes.
+          { strict: false, decode: (fields) => new Self(fields), encode: (error) => error }
+        ).annotations({
+          identifier: tag,
+          description: options.description,
+          ...HttpApiSchema.annotations({ status: options.status })
+        })
+        wireSchemas.set(Self, schema)
+        return schema
+      }
+    }
+    return Base as unknown as HttpErrorClass<Self, Tag, Fields, Body>
+  }
 
 const Detail = Schema.Struct({ detail: Schema.String })
 
-const detailError = <E extends { readonly detail: string }>(
-  ctor: new (args: { readonly detail: string }) => E,
-  identifier: string,
-  status: number,
-  description: string
-) =>
-  Schema.transform(
-    Detail,
-    Schema.declare((u): u is E => u instanceof ctor),
-    {
-      strict: true,
-      decode: ({ detail }) => new ctor({ detail }),
-      encode: (error) => ({ detail: error.detail })
-    }
-  ).annotations({ identifier, description, ...HttpApiSchema.annotations({ status }) })
-
 /** 404 `{"detail":"Not found."}`: a missing resource, or one the caller may not see. */
-export class NotFound extends Data.TaggedError("NotFound")<{ readonly detail: string }> {
+export class NotFound extends HttpError<NotFound>()("NotFound", Detail, {
+  status: 404,
+  description: "Not found, or not visible to the caller."
+}) {
   constructor(args: { readonly detail?: string } = {}) {
     super({ detail: args.detail ?? "Not found." })
   }
 }
 
 /** 403: the caller may read but not perform this action. */
-export class PermissionDenied extends Data.TaggedError("PermissionDenied")<{ readonly detail: string }> {
+export class PermissionDenied extends HttpError<PermissionDenied>()("PermissionDenied", Detail, {
+  status: 403,
+  description: "The caller's role may read but not perform this action."
+}) {
   constructor(args: { readonly detail?: string } = {}) {
     super({ detail: args.detail ?? "You do not have permission to perform this action." })
   }
 }
 
 /** 401: missing or invalid credentials. The response also carries `WWW-Authenticate: X-Service-Token`. */
-export class Unauthorized extends Data.TaggedError("Unauthorized")<{ readonly detail: string }> {
+export class Unauthorized extends HttpError<Unauthorized>()("Unauthorized", Detail, {
+  status: 401,
+  description: "Missing or invalid `X-Service-Token`. The response carries `WWW-Authenticate: X-Service-Token`."
+}) {
   static readonly notProvided = () => new Unauthorized({ detail: "Authentication credentials were not provided." })
   static readonly invalidToken = () => new Unauthorized({ detail: "Invalid token." })
 }
 
 /** 409: a version conflict that survived retries, or another conflicting state. */
-export class Conflict extends Data.TaggedError("Conflict")<{ readonly detail: string }> {}
+export class Conflict extends HttpError<Conflict>()("Conflict", Detail, {
+  status: 409,
+  description: "A conflicting change (a version conflict that survived retries)."
+}) {}
 
 /** 413: the request body or upload is larger than the named limit. */
-export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly detail: string }> {}
+export class PayloadTooLarge extends HttpError<PayloadTooLarge>()("PayloadTooLarge", Detail, {
+  status: 413,
+  description: "The body is larger than the named limit."
+}) {}
 
 /** 415: a request body in a content type the endpoint does not accept. */
-export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{ readonly detail: string }> {
+export class UnsupportedMediaType extends HttpError<UnsupportedMediaType>()("UnsupportedMediaType", Detail, {
+  status: 415,
+  description: "Bodies are accepted as application/json, application/x-www-form-urlencoded or multipart/form-data."
+}) {
   static readonly of = (contentType: string) =>
     new UnsupportedMediaType({ detail: `Unsupported media type "${contentType}" in request.` })
 }
 
 /** 400 with a `detail` message: a body that is not parseable at all (malformed JSON, unreadable form). */
-export class BadRequest extends Data.TaggedError("BadRequest")<{ readonly detail: string }> {}
+export class BadRequest extends HttpError<BadRequest>()("BadRequest", Detail, {
+  status: 400,
+  description: "Malformed body, e.g. `JSON parse error - <reason>`."
+}) {}
 
 /**
  * Field errors: each offending field maps to a list of messages, nested fields to nested objects, and rules
@@ -75,8 +135,39 @@ export interface FieldErrors {
 /** The key DRF uses for errors that belong to no single field. */
 export const NON_FIELD_ERRORS = "non_field_errors"
 
+/**
+ * The field-error object on the wire, encoded as it is. (A `Schema.Record` re-encodes into a fresh `{}` by
+ * assignment, which would drop a key such as `__proto__`, the unknown weekday of a hostile body.) The JSON
+ * Schema is the recursive record it is; it refers to `ValidationError`, the component it is documented as.
+ */
+const FieldErrorsAsIs: Schema.Schema<FieldErrors> = Schema.declare(
+  (u): u is FieldErrors => typeof u === "object" && u !== null && !Array.isArray(u),
+  {
+    jsonSchema: {
+      type: "object",
+      required: [],
+      properties: {},
+      additionalProperties: {
+        anyOf: [{ type: "array", items: { type: "string" } }, { $ref: "#/components/schemas/ValidationError" }]
+      }
+    }
+  }
+)
+
 /** 400 with a field-error object. */
-export class ValidationError extends Data.TaggedError("ValidationError")<{ readonly errors: FieldErrors }> {
+export class ValidationError extends HttpError<ValidationError>()(
+  "ValidationError",
+  Schema.transform(FieldErrorsAsIs, Schema.Struct({ errors: FieldErrorsAsIs }), {
+    strict: true,
+    decode: (errors) => ({ errors }),
+    encode: ({ errors }) => errors
+  }),
+  {
+    status: 400,
+    description:
+      "Each offending field maps to a list of messages; nested fields to nested objects; cross-field rules under `non_field_errors`."
+  }
+) {
   /** One message for one (possibly nested) field: `ValidationError.field(["weekly_hours", "mon"], "…")`. */
   static readonly field = (path: string | ReadonlyArray<string>, message: string) =>
     new ValidationError({ errors: nest(typeof path === "string" ? [path] : path, [message]) })
@@ -118,76 +209,29 @@ export const addFieldError = (
 }
 
 /** 500 `{"detail":"Internal server error.","request_id":"…"}`; the cause is logged under the same id. */
-export class InternalServerError extends Data.TaggedError("InternalServerError")<{ readonly requestId: string }> {}
-
-/**
- * The field-error object on the wire, encoded as it is. (A `Schema.Record` re-encodes into a fresh `{}` by
- * assignment, which would drop a key such as `__proto__`, the unknown weekday of a hostile body.) The JSON
- * Schema is the recursive record it is; it refers to `ValidationError`, the component it is documented as.
- */
-const FieldErrorsAsIs: Schema.Schema<FieldErrors> = Schema.declare(
-  (u): u is FieldErrors => typeof u === "object" && u !== null && !Array.isArray(u),
-  {
-    jsonSchema: {
-      type: "object",
-      required: [],
-      properties: {},
-      additionalProperties: {
-        anyOf: [{ type: "array", items: { type: "string" } }, { $ref: "#/components/schemas/ValidationError" }]
-      }
+export class InternalServerError extends HttpError<InternalServerError>()(
+  "InternalServerError",
+  Schema.transform(
+    Schema.Struct({ detail: Schema.Literal("Internal server error."), request_id: Schema.String }),
+    Schema.Struct({ requestId: Schema.String }),
+    {
+      strict: true,
+      decode: ({ request_id }) => ({ requestId: request_id }),
+      encode: ({ requestId }) => ({ detail: "Internal server error." as const, request_id: requestId })
     }
-  }
-)
+  ),
+  { status: 500, description: "An unexpected failure; the log holds the cause under `request_id`." }
+) {}
 
 /** Wire schemas of the errors above, to register on the root API and to name in endpoint definitions. */
 export const Wire = {
-  NotFound: detailError(NotFound, "NotFound", 404, "Not found, or not visible to the caller."),
-  PermissionDenied: detailError(
-    PermissionDenied,
-    "PermissionDenied",
-    403,
-    "The caller's role may read but not perform this action."
-  ),
-  Unauthorized: detailError(
-    Unauthorized,
-    "Unauthorized",
-    401,
-    "Missing or invalid `X-Service-Token`. The response carries `WWW-Authenticate: X-Service-Token`."
-  ),
-  Conflict: detailError(Conflict, "Conflict", 409, "A conflicting change (a version conflict that survived retries)."),
-  PayloadTooLarge: detailError(PayloadTooLarge, "PayloadTooLarge", 413, "The body is larger than the named limit."),
-  UnsupportedMediaType: detailError(
-    UnsupportedMediaType,
-    "UnsupportedMediaType",
-    415,
-    "Bodies are accepted as application/json, application/x-www-form-urlencoded or multipart/form-data."
-  ),
-  BadRequest: detailError(BadRequest, "BadRequest", 400, "Malformed body, e.g. `JSON parse error - <reason>`."),
-  ValidationError: Schema.transform(
-    FieldErrorsAsIs,
-    Schema.declare((u): u is ValidationError => u instanceof ValidationError),
-    {
-      strict: true,
-      decode: (errors) => new ValidationError({ errors }),
-      encode: (error) => error.errors
-    }
-  ).annotations({
-    identifier: "ValidationError",
-    description:
-      "Each offending field maps to a list of messages; nested fields to nested objects; cross-field rules under `non_field_errors`.",
-    ...HttpApiSchema.annotations({ status: 400 })
-  }),
-  InternalServerError: Schema.transform(
-    Schema.Struct({ detail: Schema.Literal("Internal server error."), request_id: Schema.String }),
-    Schema.declare((u): u is InternalServerError => u instanceof InternalServerError),
-    {
-      strict: true,
-      decode: ({ request_id }) => new InternalServerError({ requestId: request_id }),
-      encode: (error) => ({ detail: "Internal server error." as const, request_id: error.requestId })
-    }
-  ).annotations({
-    identifier: "InternalServerError",
-    description: "An unexpected failure; the log holds the cause under `request_id`.",
-    ...HttpApiSchema.annotations({ status: 500 })
-  })
+  NotFound: NotFound.Wire,
+  PermissionDenied: PermissionDenied.Wire,
+  Unauthorized: Unauthorized.Wire,
+  Conflict: Conflict.Wire,
+  PayloadTooLarge: PayloadTooLarge.Wire,
+  UnsupportedMediaType: UnsupportedMediaType.Wire,
+  BadRequest: BadRequest.Wire,
+  ValidationError: ValidationError.Wire,
+  InternalServerError: InternalServerError.Wire
 }

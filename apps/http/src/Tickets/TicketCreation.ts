@@ -11,7 +11,7 @@ import {
 import { DateTime, Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { AutoReplies } from "../AutoReplies/AutoReplies.js"
-import { HTML_TOO_DEEP, htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
+import { htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
 import { TicketDirectory } from "./TicketDirectory.js"
 import { TicketInputRefused } from "./TicketErrors.js"
@@ -58,41 +58,39 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
     /** Creates a ticket (see {@link CreateTicketInput}); returns its state. */
     const create = (input: CreateTicketInput) =>
       Effect.gen(function* () {
-        if (htmlTooDeep(input.descriptionHtml)) return yield* TicketInputRefused.of("description_html", HTML_TOO_DEEP)
+        if (htmlTooDeep(input.descriptionHtml))
+          return yield* TicketInputRefused.because({ _tag: "HtmlTooDeep", of: "description" })
         // Stored, returned and mailed: only the sanitised HTML (outside the transaction: it may take a while). An
         // audio ticket keeps the caller's for the domain to refuse: it takes no HTML at all.
         const descriptionHtml = input.kind === "audio" ? input.descriptionHtml : sanitizeHtml(input.descriptionHtml)
         if (input.kind === "text" && input.description === "" && input.descriptionHtml !== "" && descriptionHtml === "")
-          return yield* TicketInputRefused.of(
-            "description_html",
-            "Nothing is left of description_html once unsafe markup is removed; give a description."
-          )
+          return yield* TicketInputRefused.because({ _tag: "DescriptionHtmlUnsafe" })
         const at = yield* DateTime.now
         const org = input.organizationId
         return yield* sql
           .withTransaction(
             Effect.gen(function* () {
+              const { inboxId, customer: customerInput } = input
               const inbox =
-                input.inboxId === undefined
+                inboxId === undefined
                   ? yield* directory.defaultInbox(org)
-                  : yield* directory.inbox(org, input.inboxId)
-              if (inbox === undefined)
-                return yield* TicketInputRefused.of(
-                  "inbox_id",
-                  `Inbox ${input.inboxId} does not exist in this organization.`
-                )
+                  : yield* Effect.filterOrFail(
+                      directory.inbox(org, inboxId),
+                      (found) => found !== undefined,
+                      () => TicketInputRefused.because({ _tag: "InboxNotInOrganization", inboxId })
+                    )
               const customer =
-                input.customer._tag === "ById"
-                  ? yield* directory.customer(org, input.customer.id)
-                  : yield* directory.customerByEmail(org, input.customer.email, input.customer.name)
-              if (customer === undefined)
-                return yield* TicketInputRefused.of(
-                  "customer_id",
-                  `Customer ${(input.customer as { id: number }).id} does not exist in this organization.`
-                )
-              const tags = yield* tagsOrRefuse(org, input.tagIds, "tags")
+                customerInput._tag === "ById"
+                  ? yield* Effect.filterOrFail(
+                      directory.customer(org, customerInput.id),
+                      (found) => found !== undefined,
+                      () =>
+                        TicketInputRefused.because({ _tag: "CustomerNotInOrganization", customerId: customerInput.id })
+                    )
+                  : yield* directory.customerByEmail(org, customerInput.email, customerInput.name)
+              const tags = yield* tagsOrRefuse(org, input.tagIds)
               const assignee =
-                input.assigneeId === null ? null : yield* memberOrRefuse(org, input.assigneeId, "assignee_id")
+                input.assigneeId === null ? null : yield* memberOrRefuse(org, input.assigneeId, "AssigneeNotMember")
               const actor = yield* actorFor(input.caller, input.createdByRole)
               const ticketId = yield* nextTicketId
               const claimed = yield* claim(org, input.caller, input.attachmentIds, ticketId)

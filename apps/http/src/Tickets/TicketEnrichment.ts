@@ -37,7 +37,7 @@ export class TicketEnrichment extends Effect.Service<TicketEnrichment>()("@helpd
           if (input.summary !== undefined) commands.push(new RecordSummary({ ...base, summary: input.summary }))
           if (input.sentiment !== undefined) commands.push(new RecordSentiment({ ...base, sentiment: input.sentiment }))
           if (input.addTagIds !== undefined && input.addTagIds.length > 0) {
-            const added = yield* tagsOrRefuse(organizationId, input.addTagIds, "tags")
+            const added = yield* tagsOrRefuse(organizationId, input.addTagIds)
             const known = new Set(ticket.tags.map((t) => t.id))
             commands.push(new SetTags({ ...base, tags: [...ticket.tags, ...added.filter((t) => !known.has(t.id))] }))
           }

@@ -1,6 +1,13 @@
 import type { MergeError, TicketError, TicketRef } from "@helpdesk/domain"
+import { claimProblemMessages } from "../Attachments/Attachment.js"
 import { Conflict, NON_FIELD_ERRORS, NotFound, ValidationError } from "../Http/Errors.js"
-import type { TicketInputRefused, TicketNotInOrganization, TicketWriteConflict } from "./TicketErrors.js"
+import { HTML_TOO_DEEP } from "../Http/Html.js"
+import type {
+  TicketInputReason,
+  TicketInputRefused,
+  TicketNotInOrganization,
+  TicketWriteConflict
+} from "./TicketErrors.js"
 
 /** Every failure of a ticket write, before it becomes an HTTP error. */
 export type TicketWriteError =
@@ -13,6 +20,48 @@ export type TicketWriteError =
 const survivor = (ref: TicketRef) => `ticket ${ref.publicId} (id ${ref.id}, "${ref.subject}")`
 
 const field = (name: string, message: string) => ValidationError.field(name, message)
+
+const plural = (count: number, word: string) => (count > 1 ? `${word}s` : word)
+
+/** The request field a refused input concerns, and what the caller reads there. */
+export const inputRefusal = (
+  reason: TicketInputReason
+): { readonly field: string; readonly messages: ReadonlyArray<string> } => {
+  const one = (name: string, message: string) => ({ field: name, messages: [message] })
+  switch (reason._tag) {
+    case "HtmlTooDeep":
+      return one(reason.of === "description" ? "description_html" : "content_html", HTML_TOO_DEEP)
+    case "DescriptionHtmlUnsafe":
+      return one(
+        "description_html",
+        "Nothing is left of description_html once unsafe markup is removed; give a description."
+      )
+    case "InboxNotInOrganization":
+      return one("inbox_id", `Inbox ${reason.inboxId} does not exist in this organization.`)
+    case "CustomerNotInOrganization":
+      return one("customer_id", `Customer ${reason.customerId} does not exist in this organization.`)
+    case "TagsNotInOrganization":
+      return one(
+        "tags",
+        `Unknown ${plural(reason.tagIds.length, "tag id")}: ${reason.tagIds.join(", ")}. Use ids of this organization's tags.`
+      )
+    case "AssigneeNotMember":
+      return one("assignee_id", `User ${reason.userId} is not a member of this organization.`)
+    case "NextAssigneeNotMember":
+      return one("next_assignee_id", `User ${reason.userId} is not a member of this organization.`)
+    case "AttachmentsNotClaimable":
+      return { field: "attachment_ids", messages: claimProblemMessages(reason.problems) }
+    case "CannotActivateNewTicket":
+      return one(
+        "status",
+        "A new ticket becomes active when an associate replies to the customer; it cannot be set to active."
+      )
+    case "CannotReturnToCreated":
+      return one("status", `A ${reason.status} ticket cannot go back to created.`)
+    case "MergeTargetNotInOrganization":
+      return one("into", `Ticket ${reason.ticketId} does not exist in this organization.`)
+  }
+}
 
 /**
  * The HTTP answer to a refused ticket write: 404 for a ticket the organization does not have, 409 for a conflict
@@ -27,8 +76,10 @@ export const toHttpError = (error: TicketWriteError): ValidationError | NotFound
       return new Conflict({
         detail: "The ticket was changed by someone else at the same time, several times over. Try again."
       })
-    case "TicketInputRefused":
-      return new ValidationError({ errors: { [error.field]: error.messages } })
+    case "TicketInputRefused": {
+      const refusal = inputRefusal(error.reason)
+      return new ValidationError({ errors: { [refusal.field]: refusal.messages } })
+    }
     case "TicketAlreadyExists":
       return field(NON_FIELD_ERRORS, "The ticket already exists.")
     case "TicketMergedAway":

@@ -33,7 +33,7 @@ export class TicketMerging extends Effect.Service<TicketMerging>()("@helpdesk/ht
             Effect.zipRight(
               inOrganization(organizationId, sourceId, source.state),
               target.state._tag !== "Ticket" || target.state.organizationId !== String(organizationId)
-                ? TicketInputRefused.of("into", `Ticket ${targetId} does not exist in this organization.`)
+                ? TicketInputRefused.because({ _tag: "MergeTargetNotInOrganization", ticketId: targetId })
                 : Effect.void
             )
         }).pipe(

@@ -12,7 +12,7 @@ import {
 } from "@helpdesk/domain"
 import { Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
-import { HTML_TOO_DEEP, htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
+import { htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
 import { TicketInputRefused } from "./TicketErrors.js"
 import { TicketIds } from "./TicketIds.js"
@@ -74,7 +74,7 @@ export class TicketMessages extends Effect.Service<TicketMessages>()("@helpdesk/
               const nextAssignee: UserRef | null =
                 input.nextAssigneeId === null
                   ? null
-                  : yield* memberOrRefuse(input.organizationId, input.nextAssigneeId, "next_assignee_id")
+                  : yield* memberOrRefuse(input.organizationId, input.nextAssigneeId, "NextAssigneeNotMember")
               const messageId = yield* nextMessageId
               const claimed = yield* claim(input.organizationId, input.caller, input.attachmentIds, ticketId)
               const content = input.content === "" && contentHtml !== "" ? htmlToText(contentHtml) : input.content
@@ -129,7 +129,7 @@ export class TicketMessages extends Effect.Service<TicketMessages>()("@helpdesk/
         )
       return Effect.suspend(() =>
         htmlTooDeep(input.contentHtml)
-          ? Effect.fail(TicketInputRefused.of("content_html", HTML_TOO_DEEP))
+          ? Effect.fail(TicketInputRefused.because({ _tag: "HtmlTooDeep", of: "message" }))
           : attempt(input.ticketId, 0)
       ).pipe(Effect.withSpan("TicketCommands.addMessage"))
     }

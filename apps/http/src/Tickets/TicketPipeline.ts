@@ -73,28 +73,25 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
         return { role: "associate", user: user ?? null } satisfies Actor as Actor
       })
 
-    /** The organization's member `userId`, or a refusal on `field`. */
-    const memberOrRefuse = (organizationId: number, userId: number, field: string) =>
+    /** The organization's member `userId`, or a refusal for this reason. */
+    const memberOrRefuse = (
+      organizationId: number,
+      userId: number,
+      reason: "AssigneeNotMember" | "NextAssigneeNotMember"
+    ) =>
       Effect.flatMap(directory.member(organizationId, userId), (user) =>
-        user === undefined
-          ? Effect.fail(TicketInputRefused.of(field, `User ${userId} is not a member of this organization.`))
-          : Effect.succeed(user)
+        user === undefined ? Effect.fail(TicketInputRefused.because({ _tag: reason, userId })) : Effect.succeed(user)
       )
 
-    /** The organization's tags of `ids`, or a refusal on `field` naming the unknown ones. */
-    const tagsOrRefuse = (organizationId: number, ids: ReadonlyArray<number>, field: string) =>
+    /** The organization's tags of `ids`, or a refusal naming the unknown ones. */
+    const tagsOrRefuse = (organizationId: number, ids: ReadonlyArray<number>) =>
       Effect.flatMap(directory.tags(organizationId, ids), ({ found, missing }) =>
         missing.length > 0
-          ? Effect.fail(
-              TicketInputRefused.of(
-                field,
-                `Unknown tag id${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}. Use ids of this organization's tags.`
-              )
-            )
+          ? Effect.fail(TicketInputRefused.because({ _tag: "TagsNotInOrganization", tagIds: missing }))
           : Effect.succeed(found)
       )
 
-    /** Claims the caller's pending attachments for the ticket; a refused claim is a refusal on `attachment_ids`. */
+    /** Claims the caller's pending attachments for the ticket; a refused claim is a refusal naming the problems. */
     const claim = (organizationId: number, caller: Caller, ids: ReadonlyArray<string>, ticketId: number) =>
       ids.length === 0
         ? Effect.succeed([])
@@ -102,7 +99,7 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
             .claim({ organizationId, caller, ids, ticketId })
             .pipe(
               Effect.catchTag("AttachmentClaimRefused", (refused) =>
-                Effect.fail(new TicketInputRefused({ field: "attachment_ids", messages: refused.messages }))
+                Effect.fail(TicketInputRefused.because({ _tag: "AttachmentsNotClaimable", problems: refused.problems }))
               )
             )
 

@@ -59,16 +59,16 @@ export class TicketUpdates extends Effect.Service<TicketUpdates>()("@helpdesk/ht
                 break
               case "active":
                 if (ticket.status === "created")
-                  return yield* TicketInputRefused.of(
-                    "status",
-                    "A new ticket becomes active when an associate replies to the customer; it cannot be set to active."
-                  )
+                  return yield* TicketInputRefused.because({ _tag: "CannotActivateNewTicket" })
                 if (ticket.status === "closed") commands.push(new ReopenTicket(base))
                 classify()
                 break
               case "created":
                 if (ticket.status !== "created")
-                  return yield* TicketInputRefused.of("status", `A ${ticket.status} ticket cannot go back to created.`)
+                  return yield* TicketInputRefused.because({
+                    _tag: "CannotReturnToCreated",
+                    status: ticket.status
+                  })
                 classify()
                 break
               default:
@@ -82,11 +82,11 @@ export class TicketUpdates extends Effect.Service<TicketUpdates>()("@helpdesk/ht
               const assignee =
                 changes.assigneeId === null
                   ? null
-                  : yield* memberOrRefuse(organizationId, changes.assigneeId, "assignee_id")
+                  : yield* memberOrRefuse(organizationId, changes.assigneeId, "AssigneeNotMember")
               commands.push(new AssignTicket({ ...base, assignee }))
             }
             if (changes.tagIds !== undefined) {
-              const tags = yield* tagsOrRefuse(organizationId, changes.tagIds, "tags")
+              const tags = yield* tagsOrRefuse(organizationId, changes.tagIds)
               commands.push(new SetTags({ ...base, tags }))
             }
             return commands
