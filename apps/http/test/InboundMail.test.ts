@@ -14,6 +14,7 @@ import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import {
   addressOf,
   compose,
+  deliveryStatusNotification,
   InboundSmtp,
   InboundSmtpLive,
   inboundRecord,
@@ -61,6 +62,13 @@ const deliver = (way: Way, org: TicketOrg, to: string, raw: Buffer, from = "some
       })
 
 const mail = (options: Mail.Options) => compose({ date: new Date(), ...options })
+
+/** Composes a mail from `from` to the `desk` inbox and delivers it one way or the other. */
+const mailDesk = (way: Way, org: TicketOrg, options: Mail.Options & { readonly from: string }) =>
+  Effect.gen(function* () {
+    const raw = yield* mail({ to: addressOf(org, "desk"), ...options })
+    return yield* deliver(way, org, addressOf(org, "desk"), raw, options.from)
+  })
 
 const ticketsOf = (org: TicketOrg) =>
   Effect.map(get(`${org.tickets}?page_size=100`, { token: org.ownerToken }), (response) => {
@@ -202,20 +210,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
 
         // A reply to the customer's own mail threads too (its Message-ID was recorded).
         const followUp = messageId("follow-up")
-        yield* deliver(
-          way,
-          org,
-          addressOf(org, "desk"),
-          yield* mail({
-            from: customer,
-            to: addressOf(org, "desk"),
-            subject: "One more thing",
-            text: "The box was damaged, though.",
-            messageId: followUp,
-            inReplyTo: id
-          }),
-          customer
-        )
+        yield* mailDesk(way, org, {
+          from: customer,
+          subject: "One more thing",
+          text: "The box was damaged, though.",
+          messageId: followUp,
+          inReplyTo: id
+        })
         assert.strictEqual(Number((yield* inboundRecord(org, followUp))!.ticketId), c.ticket.id)
       })
     )
@@ -226,38 +227,24 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         const customer = Fixtures.uniqueEmail("sam")
         const t = yield* ticket(org, { customer_email: customer })
         const byCustomer = messageId("subject")
-        yield* deliver(
-          way,
-          org,
-          addressOf(org, "desk"),
-          yield* mail({
-            from: customer,
-            to: addressOf(org, "desk"),
-            subject: `RE: Parcel missing [#${t.public_id}]`,
-            text: "Any news?",
-            messageId: byCustomer
-          }),
-          customer
-        )
+        yield* mailDesk(way, org, {
+          from: customer,
+          subject: `RE: Parcel missing [#${t.public_id}]`,
+          text: "Any news?",
+          messageId: byCustomer
+        })
         const record = yield* inboundRecord(org, byCustomer)
         assert.strictEqual(record?.outcome, "message")
         assert.strictEqual(Number(record!.ticketId), t.id)
         // Someone else naming the number opens their own ticket.
         const byStranger = messageId("stranger")
         const stranger = Fixtures.uniqueEmail("stranger")
-        yield* deliver(
-          way,
-          org,
-          addressOf(org, "desk"),
-          yield* mail({
-            from: stranger,
-            to: addressOf(org, "desk"),
-            subject: `Re: [#${t.public_id}]`,
-            text: "Let me in.",
-            messageId: byStranger
-          }),
-          stranger
-        )
+        yield* mailDesk(way, org, {
+          from: stranger,
+          subject: `Re: [#${t.public_id}]`,
+          text: "Let me in.",
+          messageId: byStranger
+        })
         const strangers = yield* inboundRecord(org, byStranger)
         assert.strictEqual(strangers?.outcome, "ticket")
         assert.notStrictEqual(Number(strangers!.ticketId), t.id)
@@ -273,20 +260,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         const snoozed = yield* post(ticketPath(org, c.ticket.id, "snooze/"), { token: org.ownerToken, json: { until } })
         assert.strictEqual(snoozed.status, 200, snoozed.text)
         assert.isNotNull(snoozed.body.snoozed_until)
-        yield* deliver(
-          way,
-          org,
-          addressOf(org, "desk"),
-          yield* mail({
-            from: customer,
-            to: addressOf(org, "desk"),
-            subject: "Re: Parcel missing",
-            text: "Still waiting.",
-            messageId: messageId("snoozed"),
-            inReplyTo: c.replyMessageId
-          }),
-          customer
-        )
+        yield* mailDesk(way, org, {
+          from: customer,
+          subject: "Re: Parcel missing",
+          text: "Still waiting.",
+          messageId: messageId("snoozed"),
+          inReplyTo: c.replyMessageId
+        })
         const t = (yield* readTicket(org, c.ticket.id)).body
         assert.isNull(t.snoozed_until)
         assert.strictEqual(t.last_unsnooze_reason, "customer_reply")
@@ -305,20 +285,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         })
         assert.strictEqual(merged.status, 200, merged.text)
         const id = messageId("to-merged")
-        yield* deliver(
-          way,
-          org,
-          addressOf(org, "desk"),
-          yield* mail({
-            from: customer,
-            to: addressOf(org, "desk"),
-            subject: "Re: Parcel missing",
-            text: "Hello again.",
-            messageId: id,
-            inReplyTo: c.replyMessageId
-          }),
-          customer
-        )
+        yield* mailDesk(way, org, {
+          from: customer,
+          subject: "Re: Parcel missing",
+          text: "Hello again.",
+          messageId: id,
+          inReplyTo: c.replyMessageId
+        })
         const messages = yield* messagesOf(org, survivor.id)
         assert.isTrue(
           messages.some((m) => m.role === "customer" && m.content === "Hello again."),
@@ -342,42 +315,28 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           { messageId: c.replyMessageId, reason: "Our own mail" }
         ]
         for (const one of cases) {
-          yield* deliver(
-            way,
-            org,
-            addressOf(org, "desk"),
-            yield* mail({
-              from: customer,
-              to: addressOf(org, "desk"),
-              subject: "Out of office: Re: Parcel missing",
-              text: "I am away until Monday.",
-              messageId: one.messageId,
-              inReplyTo: c.replyMessageId,
-              ...(one.headers === undefined ? {} : { headers: one.headers })
-            }),
-            customer
-          )
+          yield* mailDesk(way, org, {
+            from: customer,
+            subject: "Out of office: Re: Parcel missing",
+            text: "I am away until Monday.",
+            messageId: one.messageId,
+            inReplyTo: c.replyMessageId,
+            ...(one.headers === undefined ? {} : { headers: one.headers })
+          })
           const record = yield* inboundRecord(org, one.messageId)
           assert.strictEqual(record?.outcome, "ignored", one.reason)
           assert.include(record!.reason, one.reason)
         }
         // `Auto-Submitted: no` is a person's mail.
         const person = messageId("person")
-        yield* deliver(
-          way,
-          org,
-          addressOf(org, "desk"),
-          yield* mail({
-            from: customer,
-            to: addressOf(org, "desk"),
-            subject: "Re: Parcel missing",
-            text: "Back now.",
-            messageId: person,
-            inReplyTo: c.replyMessageId,
-            headers: { "Auto-Submitted": "no" }
-          }),
-          customer
-        )
+        yield* mailDesk(way, org, {
+          from: customer,
+          subject: "Re: Parcel missing",
+          text: "Back now.",
+          messageId: person,
+          inReplyTo: c.replyMessageId,
+          headers: { "Auto-Submitted": "no" }
+        })
         assert.strictEqual((yield* inboundRecord(org, person))?.outcome, "message")
         assert.strictEqual((yield* messagesOf(org, c.ticket.id)).length, before + 1)
       })
@@ -389,43 +348,25 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         const customer = Fixtures.uniqueEmail("bounced")
         const c = yield* conversation(org, customer)
         const dsn = (returned: string, id: string, status = "5.1.1", action = "failed") =>
-          [
-            `From: Mail Delivery System <MAILER-DAEMON@mx.example.net>`,
-            `To: ${addressOf(org, "desk")}`,
-            `Subject: Undelivered Mail Returned to Sender`,
-            `Message-ID: ${id}`,
-            `Date: ${new Date().toUTCString()}`,
-            `Auto-Submitted: auto-replied`,
-            `MIME-Version: 1.0`,
-            `Content-Type: multipart/report; report-type=delivery-status; boundary="BOUNDARY"`,
-            ``,
-            `--BOUNDARY`,
-            `Content-Type: text/plain; charset=us-ascii`,
-            ``,
-            `Your message could not be delivered.`,
-            ``,
-            `--BOUNDARY`,
-            `Content-Type: message/delivery-status`,
-            ``,
-            `Reporting-MTA: dns; mx.example.net`,
-            ``,
-            `Final-Recipient: rfc822; ${customer}`,
-            `Action: ${action}`,
-            `Status: ${status}`,
-            `Diagnostic-Code: smtp; 550 ${status} <${customer}>: Recipient address`,
-            `    rejected: User unknown`,
-            ``,
-            `--BOUNDARY`,
-            `Content-Type: text/rfc822-headers`,
-            ``,
-            `From: Desk <${addressOf(org, "desk")}>`,
-            `To: ${customer}`,
-            `Subject: Re: Parcel missing`,
-            `Message-ID: ${returned}`,
-            ``,
-            `--BOUNDARY--`,
-            ``
-          ].join("\r\n")
+          deliveryStatusNotification({
+            to: addressOf(org, "desk"),
+            messageId: id,
+            date: new Date(),
+            boundary: "BOUNDARY",
+            recipient: customer,
+            action,
+            status,
+            diagnostic: [
+              `Diagnostic-Code: smtp; 550 ${status} <${customer}>: Recipient address`,
+              `    rejected: User unknown`
+            ],
+            returnedHeaders: [
+              `From: Desk <${addressOf(org, "desk")}>`,
+              `To: ${customer}`,
+              `Subject: Re: Parcel missing`,
+              `Message-ID: ${returned}`
+            ]
+          })
         const send = (raw: string) =>
           way === "http"
             ? Effect.map(postMail(org, raw), (response) => assert.strictEqual(response.status, 200, response.text))
@@ -479,20 +420,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         })
         assert.strictEqual(created.status, 201, created.text)
         const id = messageId("spam")
-        yield* deliver(
-          way,
-          org,
-          addressOf(org, "desk"),
-          yield* mail({
-            from: spammer,
-            to: addressOf(org, "desk"),
-            subject: "Cheap watches",
-            text: "Buy now.",
-            messageId: id,
-            attachments: [{ filename: "offer.txt", content: "Only today", contentType: "text/plain" }]
-          }),
-          spammer
-        )
+        yield* mailDesk(way, org, {
+          from: spammer,
+          subject: "Cheap watches",
+          text: "Buy now.",
+          messageId: id,
+          attachments: [{ filename: "offer.txt", content: "Only today", contentType: "text/plain" }]
+        })
         const record = yield* inboundRecord(org, id)
         const t = (yield* readTicket(org, Number(record!.ticketId))).body
         assert.isTrue(t.is_spam)

@@ -137,3 +137,53 @@ export const smtpDialogue = (port: number, lines: ReadonlyArray<string>) =>
         })
       })
   )
+
+/** What a delivery status notification reports: its own headers, the recipient's status, the returned headers. */
+export interface DeliveryReport {
+  readonly to: string
+  readonly messageId: string
+  readonly date?: Date
+  readonly boundary: string
+  readonly recipient: string
+  readonly action: string
+  readonly status: string
+  /** The `Diagnostic-Code` field, folded over as many lines as given. */
+  readonly diagnostic: ReadonlyArray<string>
+  readonly returnedHeaders: ReadonlyArray<string>
+}
+
+/** A delivery status notification (RFC 3464) as an MTA writes it, CRLF line ends. */
+export const deliveryStatusNotification = (report: DeliveryReport) =>
+  [
+    `From: Mail Delivery System <MAILER-DAEMON@mx.example.net>`,
+    `To: ${report.to}`,
+    `Subject: Undelivered Mail Returned to Sender`,
+    `Message-ID: ${report.messageId}`,
+    ...(report.date === undefined ? [] : [`Date: ${report.date.toUTCString()}`]),
+    `Auto-Submitted: auto-replied`,
+    `MIME-Version: 1.0`,
+    `Content-Type: multipart/report; report-type=delivery-status; boundary="${report.boundary}"`,
+    ``,
+    `--${report.boundary}`,
+    `Content-Type: text/plain; charset=us-ascii`,
+    ``,
+    `Your message could not be delivered.`,
+    ``,
+    `--${report.boundary}`,
+    `Content-Type: message/delivery-status`,
+    ``,
+    `Reporting-MTA: dns; mx.example.net`,
+    ``,
+    `Final-Recipient: rfc822; ${report.recipient}`,
+    `Action: ${report.action}`,
+    `Status: ${report.status}`,
+    ...report.diagnostic,
+    ``,
+    `--${report.boundary}`,
+    `Content-Type: text/rfc822-headers`,
+    ``,
+    ...report.returnedHeaders,
+    ``,
+    `--${report.boundary}--`,
+    ``
+  ].join("\r\n")

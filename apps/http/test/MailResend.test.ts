@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
-import { inboundRecord, postMail } from "./InboundMailSupport.js"
+import { deliveryStatusNotification, inboundRecord, postMail } from "./InboundMailSupport.js"
 import { later, outboxRows, smtpLayer, testSmtpServer, withOutbox } from "./MailSupport.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { post, TestAppLive } from "./support/TestApp.js"
@@ -11,39 +11,16 @@ const customer = (label: string) => `${label}-${Math.random().toString(36).slice
 
 /** A delivery status notification returning the mail `returned` sent to `recipient`. */
 const bounceOf = (returned: string, recipient: string, id: string) =>
-  [
-    `From: Mail Delivery System <MAILER-DAEMON@mx.example.net>`,
-    `To: desk@example.net`,
-    `Subject: Undelivered Mail Returned to Sender`,
-    `Message-ID: ${id}`,
-    `Auto-Submitted: auto-replied`,
-    `MIME-Version: 1.0`,
-    `Content-Type: multipart/report; report-type=delivery-status; boundary="B"`,
-    ``,
-    `--B`,
-    `Content-Type: text/plain; charset=us-ascii`,
-    ``,
-    `Your message could not be delivered.`,
-    ``,
-    `--B`,
-    `Content-Type: message/delivery-status`,
-    ``,
-    `Reporting-MTA: dns; mx.example.net`,
-    ``,
-    `Final-Recipient: rfc822; ${recipient}`,
-    `Action: failed`,
-    `Status: 5.1.1`,
-    `Diagnostic-Code: smtp; 550 5.1.1 User unknown`,
-    ``,
-    `--B`,
-    `Content-Type: text/rfc822-headers`,
-    ``,
-    `To: ${recipient}`,
-    `Message-ID: ${returned}`,
-    ``,
-    `--B--`,
-    ``
-  ].join("\r\n")
+  deliveryStatusNotification({
+    to: "desk@example.net",
+    messageId: id,
+    boundary: "B",
+    recipient,
+    action: "failed",
+    status: "5.1.1",
+    diagnostic: ["Diagnostic-Code: smtp; 550 5.1.1 User unknown"],
+    returnedHeaders: [`To: ${recipient}`, `Message-ID: ${returned}`]
+  })
 
 layer(Layer.provideMerge(BlobStoreLive, TestAppLive), { excludeTestServices: true })(
   "resending a failed create-email (decision 0663)",
