@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto"
 import * as os from "node:os"
-import { Effect } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Console, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
+import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
+import { Organizations } from "../src/Organizations/Organizations.js"
+import { ServicesLive } from "../src/Server.js"
+import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
+import { Users } from "../src/Users/Users.js"
+import { machine } from "./Benchmark.js"
 
 /** Runs one statement on its own connection (for `CREATE`/`DROP DATABASE`, which cannot run in a pool's transaction). */
 export const admin = async (url: string, statement: string) => {
@@ -32,9 +40,50 @@ export const benchDatabase = (baseUrl: string, label: string) =>
     (name) => Effect.promise(() => admin(baseUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
   )
 
+/** The run's own database (see `benchDatabase`) beside `DATABASE_URL`'s, or `fallbackUrl`'s: its name and URL. */
+export const runDatabase = (label: string, fallbackUrl: string) => {
+  const baseUrl = process.env.DATABASE_URL ?? fallbackUrl
+  return Effect.map(benchDatabase(baseUrl, label), (database) => ({ database, url: withDatabase(baseUrl, database) }))
+}
+
 /** The machine's load averages (1, 5, 15 minutes), printed beside figures that other work skews. */
 export const loadAverage = () =>
   os
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(", ")
+
+/** The service's pool on `url` (named statements, as on a server) with the migrations run. */
+export const migratedPool = (url: string, maxConnections: number) =>
+  MigrationsLive.pipe(
+    Layer.provideMerge(
+      PgPool.layer({ url: Redacted.make(url), maxConnections, namedStatements: true, ...clientOptions })
+    )
+  )
+
+/** Prints the machine, the server's version and commit mode, the run's database and the load, labels `width` wide. */
+export const describeRun = (database: string, width = 20) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [server] = yield* sql<{ version: string; synchronousCommit: string }>`
+      SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit`
+    const label = (name: string) => `${name}:`.padEnd(width)
+    yield* Console.log(`${label("machine")}${machine()}`)
+    yield* Console.log(`${label("server")}${server!.version}, synchronous_commit=${server!.synchronousCommit}`)
+    yield* Console.log(`${label("database")}${database} (created for this run, dropped after)`)
+    yield* Console.log(`${label("load average")}${loadAverage()} (other work on this machine skews every figure)`)
+  })
+
+/** The repositories and ticket services on a migrated pool of `maxConnections` to `url`, built in the scope. */
+export const ticketServicesOn = (url: string, maxConnections: number) =>
+  Layer.build(
+    TicketServicesLive.pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(migratedPool(url, maxConnections)))
+  )
+
+/** A new owner (a random address) and their organization `name`. */
+export const benchOrganization = (name: string) =>
+  Effect.gen(function* () {
+    const owner = yield* (yield* Users).ensure(`bench-${randomBytes(3).toString("hex")}@example.com`, "Bench")
+    const organization = yield* (yield* Organizations).create({ name, createdBy: owner.id })
+    return { owner, organization }
+  })

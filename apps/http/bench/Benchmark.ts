@@ -1,3 +1,4 @@
+import { type ChildProcess, fork } from "node:child_process"
 import * as os from "node:os"
 import { Effect } from "effect"
 
@@ -40,8 +41,9 @@ export const timed = <E, R>(
     return { operations: count, seconds: (performance.now() - start) / 1000, latenciesMs: latencies }
   })
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+/** The `p`th percentile of ascending `sorted` (nearest rank), `empty` when there is none. */
+export const percentile = (sorted: ReadonlyArray<number>, p: number, empty = 0) =>
+  sorted.length === 0 ? empty : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 const fixed = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
 
@@ -64,3 +66,17 @@ export const machine = () => {
   const cpus = os.cpus()
   return `${cpus.length} × ${cpus[0]?.model ?? "unknown CPU"}, ${fixed(os.totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}`
 }
+
+/**
+ * Starts the server script `script` in a child process with `env` added, and waits for the first message it sends
+ * (what it is ready with); the child is killed when the scope closes.
+ */
+export const serverProcess = <Ready>(script: string, env: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly child: ChildProcess; readonly ready: Ready }>((resume) => {
+      const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] })
+      child.once("message", (message) => resume(Effect.succeed({ child, ready: message as Ready })))
+      child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
+    }),
+    ({ child }) => Effect.sync(() => child.kill())
+  ).pipe(Effect.map(({ ready }) => ready))

@@ -15,11 +15,9 @@ import {
   ticketStreamType,
   toNewEvent
 } from "@helpdesk/domain"
-import { Console, Duration, Effect, Either, Layer, Redacted } from "effect"
+import { Console, Duration, Effect, Either, Layer } from "effect"
 import pg from "pg"
 import { Tokens } from "../src/Auth/Tokens.js"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
-import * as PgPool from "../src/Database/PgPool.js"
 import { encodeCursor } from "../src/EventLog/Cursor.js"
 import { EventFeed } from "../src/EventLog/EventFeed.js"
 import { InlineProjections } from "../src/EventStore/InlineProjection.js"
@@ -28,7 +26,7 @@ import { Organizations } from "../src/Organizations/Organizations.js"
 import { HttpAppLive, ServicesLive } from "../src/Server.js"
 import { Users } from "../src/Users/Users.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
-import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
+import { loadAverage, migratedPool, runDatabase } from "./BenchDatabase.js"
 import { type Benchmark, describeTiming, machine, ratio, timed } from "./Benchmark.js"
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -112,14 +110,8 @@ const httpReadAll = (baseUrl: string, token: string) =>
   })
 
 const run = Effect.gen(function* () {
-  const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-  const database = yield* benchDatabase(baseUrl, "feed")
-  const url = withDatabase(baseUrl, database)
-  const Database = MigrationsLive.pipe(
-    Layer.provideMerge(
-      PgPool.layer({ url: Redacted.make(url), maxConnections: 8, namedStatements: true, ...clientOptions })
-    )
-  )
+  const { database, url } = yield* runDatabase("feed", DEFAULT_URL)
+  const Database = migratedPool(url, 8)
   const App = HttpAppLive().pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
     Layer.provideMerge(ServicesLive),

@@ -17,16 +17,14 @@ import {
   ticketStreamType,
   toNewEvent
 } from "@helpdesk/domain"
-import { Console, Effect, Either, Layer, Redacted } from "effect"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
-import * as PgPool from "../src/Database/PgPool.js"
+import { Console, Effect, Either, Layer } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import { InlineProjections } from "../src/EventStore/InlineProjection.js"
 import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
 import { rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { ticketProjection } from "../src/Tickets/ReadModel/TicketProjection.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
-import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
+import { loadAverage, migratedPool, runDatabase } from "./BenchDatabase.js"
 import { type Benchmark, describeTiming, machine, ratio, type Timing, timed } from "./Benchmark.js"
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
@@ -245,18 +243,8 @@ const commandBench = Effect.gen(function* () {
 })
 
 const run = Effect.gen(function* () {
-  const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-  const database = yield* benchDatabase(baseUrl, "store")
-  const Database = MigrationsLive.pipe(
-    Layer.provideMerge(
-      PgPool.layer({
-        url: Redacted.make(withDatabase(baseUrl, database)),
-        maxConnections: WRITERS + 4,
-        namedStatements: true,
-        ...clientOptions
-      })
-    )
-  )
+  const { database, url } = yield* runDatabase("store", DEFAULT_URL)
+  const Database = migratedPool(url, WRITERS + 4)
   const context = yield* Layer.build(Database)
   const plainStore = yield* Layer.build(PostgresEventStoreLive.pipe(Layer.provide(Layer.succeedContext(context))))
   const projectedStore = yield* Layer.build(

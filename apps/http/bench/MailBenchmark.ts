@@ -4,17 +4,15 @@ import { Console, Context, Effect, Layer, Redacted } from "effect"
 import nodemailer from "nodemailer"
 import { SMTPServer } from "smtp-server"
 import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import { clientOptions } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
 import { defaultMailOutboxOptions, MailOutbox, mailOutboxLayer } from "../src/Mail/MailOutbox.js"
 import { MailTransport, SMTP_TIMEOUTS, smtpTransport } from "../src/Mail/MailTransport.js"
-import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServicesLive } from "../src/Server.js"
 import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
-import { Users } from "../src/Users/Users.js"
-import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
-import { type Benchmark, machine } from "./Benchmark.js"
+import { benchOrganization, describeRun, loadAverage, runDatabase, ticketServicesOn } from "./BenchDatabase.js"
+import type { Benchmark } from "./Benchmark.js"
 
 /**
  * Mail throughput: messages/s from the outbox (claim, compose, SMTP, outcome, delivery event) to an in-process SMTP
@@ -150,35 +148,17 @@ const baseline = (smtpUrl: string, payloads: ReadonlyArray<Record<string, unknow
   )
 
 const run = Effect.gen(function* () {
-  const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-  const database = yield* benchDatabase(baseUrl, "mail")
-  const url = withDatabase(baseUrl, database)
-  const Database = MigrationsLive.pipe(
-    Layer.provideMerge(
-      PgPool.layer({ url: Redacted.make(url), maxConnections: 12, namedStatements: true, ...clientOptions })
-    )
-  )
-  const context = yield* Layer.build(
-    Layer.mergeAll(ServicesLive, TicketServicesLive).pipe(
-      Layer.provideMerge(ServicesLive),
-      Layer.provideMerge(Database)
-    )
-  )
+  const { database, url } = yield* runDatabase("mail", DEFAULT_URL)
+  const context = yield* ticketServicesOn(url, 12)
   yield* Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [server] = yield* sql<{ version: string; synchronousCommit: string }>`
-      SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit`
-    yield* Console.log(`machine:            ${machine()}`)
-    yield* Console.log(`server:             ${server!.version}, synchronous_commit=${server!.synchronousCommit}`)
-    yield* Console.log(`database:           ${database} (created for this run, dropped after)`)
-    yield* Console.log(`load average:       ${loadAverage()} (other work on this machine skews every figure)`)
+    yield* describeRun(database)
     yield* Console.log(
       `workload:           ${MESSAGES} create-emails (~1.5 KB text + HTML, one CC) per figure; ${CONCURRENCY} SMTP sessions and mails in flight per instance; batches of 50`
     )
 
     const smtp = yield* smtpServer
-    const owner = yield* (yield* Users).ensure(`bench-${randomBytes(3).toString("hex")}@example.com`, "Bench")
-    const organization = yield* (yield* Organizations).create({ name: "Bench mail", createdBy: owner.id })
+    const { owner, organization } = yield* benchOrganization("Bench mail")
     const outboxPayloads = sql<{ payload: Record<string, unknown> }>`
       SELECT payload FROM hd_outbox WHERE status = 'pending' ORDER BY id`
 

@@ -18,17 +18,13 @@ import {
   ticketStreamType,
   toNewEvent
 } from "@helpdesk/domain"
-import { Console, DateTime, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
-import * as PgPool from "../src/Database/PgPool.js"
+import { Console, DateTime, Effect, Either, Exit, Layer, Scope } from "effect"
 import { Organizations } from "../src/Organizations/Organizations.js"
-import { ServicesLive } from "../src/Server.js"
 import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
-import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { SNOOZE_BATCH, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
 import { Users } from "../src/Users/Users.js"
-import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
-import { type Benchmark, machine } from "./Benchmark.js"
+import { describeRun, loadAverage, runDatabase, ticketServicesOn } from "./BenchDatabase.js"
+import { type Benchmark, percentile } from "./Benchmark.js"
 
 /**
  * Snooze-timer lag: `BENCH_SNOOZE_TICKETS` (default 10,000) tickets snoozed until instants spread evenly over
@@ -46,14 +42,11 @@ const TICKETS = Number(process.env.BENCH_SNOOZE_TICKETS ?? 10_000)
 const WINDOW_SECONDS = Number(process.env.BENCH_SNOOZE_WINDOW ?? 60)
 const SEED_BATCH = 250
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
-
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
 
 const describeLags = (label: string, lagsMs: ReadonlyArray<number>) => {
   const sorted = [...lagsMs].sort((a, b) => a - b)
-  return `${label.padEnd(44)} p50 ${seconds(percentile(sorted, 50)).padStart(8)}   p99 ${seconds(percentile(sorted, 99)).padStart(8)}   max ${seconds(sorted[sorted.length - 1] ?? Number.NaN).padStart(8)}   (${sorted.length} tickets)`
+  return `${label.padEnd(44)} p50 ${seconds(percentile(sorted, 50, Number.NaN)).padStart(8)}   p99 ${seconds(percentile(sorted, 99, Number.NaN)).padStart(8)}   max ${seconds(sorted[sorted.length - 1] ?? Number.NaN).padStart(8)}   (${sorted.length} tickets)`
 }
 
 /** Tickets in one organization, created (and snoozed) through the domain's decider, many streams per append. */
@@ -235,33 +228,15 @@ const scenario = (
 
 const run = Effect.scoped(
   Effect.gen(function* () {
-    const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-    const database = yield* benchDatabase(baseUrl, "snooze")
-    const Database = MigrationsLive.pipe(
-      Layer.provideMerge(
-        PgPool.layer({
-          url: Redacted.make(withDatabase(baseUrl, database)),
-          maxConnections: 10,
-          namedStatements: true,
-          ...clientOptions
-        })
-      )
-    )
-    const AppLive = TicketServicesLive.pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(Database))
-    const context = yield* Layer.build(AppLive)
+    const { database, url } = yield* runDatabase("snooze", DEFAULT_URL)
+    const context = yield* ticketServicesOn(url, 10)
     const contextLayer = Layer.succeedContext(context)
 
     yield* Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const [settings] = yield* sql<{ version: string; synchronousCommit: string }>`
-        SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit`
-      yield* Console.log(`machine:      ${machine()}`)
-      yield* Console.log(`server:       ${settings!.version}, synchronous_commit=${settings!.synchronousCommit}`)
-      yield* Console.log(`database:     ${database} (created for this run, dropped after)`)
+      yield* describeRun(database, 14)
       yield* Console.log(
         `run:          ${TICKETS} tickets per set, loop interval ${process.env.SNOOZE_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SNOOZE_BATCH}`
       )
-      yield* Console.log(`load average: ${loadAverage()}`)
       const seed = yield* seeder
 
       // Every ticket first (three sets), then each set's snoozes just before its scenario.

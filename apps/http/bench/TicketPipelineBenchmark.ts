@@ -1,8 +1,8 @@
-import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { Console, Effect } from "effect"
 import { benchDatabase, withDatabase } from "./BenchDatabase.js"
-import { type Benchmark, machine } from "./Benchmark.js"
+import * as Benchmark from "./Benchmark.js"
+import { machine } from "./Benchmark.js"
 
 /**
  * The cost of a write as a ticket grows, and writers of one ticket at once, over HTTP against the service on
@@ -26,15 +26,7 @@ interface Ready {
   readonly ticketIds: ReadonlyArray<number>
 }
 
-const serverProcess = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly child: ChildProcess; readonly ready: Ready }>((resume) => {
-      const child = fork(SERVER, [], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] })
-      child.once("message", (message) => resume(Effect.succeed({ child, ready: message as Ready })))
-      child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
-    }),
-    ({ child }) => Effect.sync(() => child.kill())
-  ).pipe(Effect.map(({ ready }) => ready))
+const serverProcess = (env: Record<string, string>) => Benchmark.serverProcess<Ready>(SERVER, env)
 
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -123,7 +115,7 @@ const run = Effect.scoped(
 )
 
 /** The command pipeline's write cost and contention benchmark. */
-export const ticketPipelineBenchmark: Benchmark = {
+export const ticketPipelineBenchmark: Benchmark.Benchmark = {
   name: "ticket-pipeline",
   description: "POST message: cost at 1–100 vs 901–1,000 messages on one ticket, and 50 concurrent replies",
   run

@@ -1,9 +1,9 @@
-import { type ChildProcess, fork } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
 import { Console, Effect } from "effect"
-import { benchDatabase, withDatabase } from "./BenchDatabase.js"
-import { type Benchmark, machine } from "./Benchmark.js"
+import { runDatabase } from "./BenchDatabase.js"
+import * as Benchmark from "./Benchmark.js"
+import { machine } from "./Benchmark.js"
 import { openLoad } from "./OpenLoad.js"
 
 /**
@@ -31,15 +31,7 @@ interface Ready {
 }
 
 /** Starts a server child process and waits for it to listen; stopped when the scope closes. */
-const serverProcess = (env: Record<string, string>) =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly child: ChildProcess; readonly ready: Ready }>((resume) => {
-      const child = fork(SERVER, [], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] })
-      child.once("message", (message) => resume(Effect.succeed({ child, ready: message as Ready })))
-      child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
-    }),
-    ({ child }) => Effect.sync(() => child.kill())
-  ).pipe(Effect.map(({ ready }) => ready))
+const serverProcess = (env: Record<string, string>) => Benchmark.serverProcess<Ready>(SERVER, env)
 
 interface Figures {
   readonly label: string
@@ -70,9 +62,7 @@ const line = (f: Figures, baseline?: Figures) =>
 
 const run = Effect.scoped(
   Effect.gen(function* () {
-    const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-    const database = yield* benchDatabase(baseUrl, "tickets")
-    const url = withDatabase(baseUrl, database)
+    const { database, url } = yield* runDatabase("tickets", DEFAULT_URL)
     yield* Console.log(`machine: ${machine()}`)
     yield* Console.log(`${CONNECTIONS} connections, ${SECONDS} s per scenario, PostgreSQL database ${database}\n`)
     const app = yield* serverProcess({ BENCH_MODE: "app", BENCH_DATABASE_URL: url })
@@ -189,7 +179,7 @@ const run = Effect.scoped(
 )
 
 /** The tickets HTTP load test. */
-export const ticketsHttpBenchmark: Benchmark = {
+export const ticketsHttpBenchmark: Benchmark.Benchmark = {
   name: "tickets-http",
   description: "GET ticket, GET messages, POST message over HTTP (autocannon) against a bare node:http + pg baseline",
   run

@@ -7,14 +7,13 @@
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer } from "effect"
 import pg from "pg"
 import { Tokens } from "../src/Auth/Tokens.js"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
-import * as PgPool from "../src/Database/PgPool.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { HttpAppLive, ServicesLive } from "../src/Server.js"
 import { Users } from "../src/Users/Users.js"
+import { migratedPool } from "./BenchDatabase.js"
 
 const url = process.env.BENCH_DATABASE_URL!
 const send = (message: unknown) => process.send?.(message)
@@ -46,11 +45,7 @@ const baseline = () => {
 }
 
 const app = () => {
-  const DatabaseLive = MigrationsLive.pipe(
-    Layer.provideMerge(
-      PgPool.layer({ url: Redacted.make(url), maxConnections: 20, namedStatements: true, ...clientOptions })
-    )
-  )
+  const DatabaseLive = migratedPool(url, 20)
   const AppLive = HttpAppLive().pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
     Layer.provideMerge(ServicesLive),

@@ -1,22 +1,17 @@
-import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { Console, Duration, Effect, Fiber, Layer, Redacted } from "effect"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import { clientOptions } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
-import { Organizations } from "../src/Organizations/Organizations.js"
-import { ServicesLive } from "../src/Server.js"
 import { TicketCommands } from "../src/Tickets/TicketCommands.js"
-import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
-import { Users } from "../src/Users/Users.js"
 import { deliveryAgent, deliveryRounds, postSigned } from "../src/Webhooks/WebhookDelivery.js"
 import { fanOutRound } from "../src/Webhooks/WebhookFanOut.js"
 import { defaultWebhookOptions, type WebhookOptions } from "../src/Webhooks/WebhookOptions.js"
 import { Webhooks } from "../src/Webhooks/Webhooks.js"
-import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
-import { type Benchmark, machine } from "./Benchmark.js"
+import { benchOrganization, describeRun, loadAverage, runDatabase, ticketServicesOn } from "./BenchDatabase.js"
+import type { Benchmark } from "./Benchmark.js"
 
 /**
  * Webhook deliveries/s: the worker (fan-out from the global log into deliveries, claim, signed POST, outcome) to an
@@ -131,32 +126,14 @@ const deliverAll = (instances: ReadonlyArray<Effect.Effect<unknown>>, expected: 
 
 const run = Effect.gen(function* () {
   process.env.WEBHOOKS_ALLOW_PRIVATE = "true"
-  const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-  const database = yield* benchDatabase(baseUrl, "webhooks")
-  const url = withDatabase(baseUrl, database)
-  const Database = MigrationsLive.pipe(
-    Layer.provideMerge(
-      PgPool.layer({ url: Redacted.make(url), maxConnections: 12, namedStatements: true, ...clientOptions })
-    )
-  )
-  const context = yield* Layer.build(
-    Layer.mergeAll(ServicesLive, TicketServicesLive).pipe(
-      Layer.provideMerge(ServicesLive),
-      Layer.provideMerge(Database)
-    )
-  )
+  const { database, url } = yield* runDatabase("webhooks", DEFAULT_URL)
+  const context = yield* ticketServicesOn(url, 12)
   yield* Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [server] = yield* sql<{ version: string; synchronousCommit: string }>`
-      SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit`
-    yield* Console.log(`machine:            ${machine()}`)
-    yield* Console.log(`server:             ${server!.version}, synchronous_commit=${server!.synchronousCommit}`)
-    yield* Console.log(`database:           ${database} (created for this run, dropped after)`)
-    yield* Console.log(`load average:       ${loadAverage()} (other work on this machine skews every figure)`)
+    yield* describeRun(database)
 
     const receiver = yield* receiverServer
-    const owner = yield* (yield* Users).ensure(`bench-${randomBytes(3).toString("hex")}@example.com`, "Bench")
-    const organization = yield* (yield* Organizations).create({ name: "Bench webhooks", createdBy: owner.id })
+    const { owner, organization } = yield* benchOrganization("Bench webhooks")
     const webhook = yield* (yield* Webhooks).create(organization.id, { url: receiver.url })
     const agent = deliveryAgent(OPTIONS)
     yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
