@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { EventStore, ExpectedVersion, GlobalCheckpointStart, type NewEvent, type RecordedEvent } from "@helpdesk/domain"
 import { Deferred, Effect, Exit, Fiber } from "effect"
+import { checkpointOf, positionOf } from "../src/EventStore/Checkpoint.js"
 import {
   CheckpointConflict,
   type Consumer,
@@ -94,11 +95,15 @@ describe("global log", () => {
           checkpoint = batch.checkpoint
         }
         expect(new Set(idsOf(read))).toEqual(new Set(idsOf(appended)))
-        const keys = read.map((e) => [e.transactionId, e.globalPosition] as const)
+        const keys = read.map((e) => {
+          const { transactionId, globalPosition } = positionOf(e.checkpoint)
+          expect(globalPosition).toBe(e.globalPosition)
+          return [transactionId, globalPosition] as const
+        })
         const sorted = [...keys].sort(([t1, p1], [t2, p2]) => (t1 === t2 ? Number(p1 - p2) : Number(t1 - t2)))
         expect(keys).toEqual(sorted)
         const last = read[read.length - 1]!
-        expect(checkpoint).toEqual({ transactionId: last.transactionId, globalPosition: last.globalPosition })
+        expect(checkpoint).toEqual(last.checkpoint)
         expect(yield* store.readAll(checkpoint, 5)).toEqual({ events: [], checkpoint })
         expect((yield* store.readAll(checkpoint, 0)).events).toEqual([])
       })
@@ -165,11 +170,13 @@ describe("global log", () => {
 
       it.effect("storing a checkpoint from a position it has left is a conflict", () =>
         Effect.gen(function* () {
-          const first = { transactionId: 10n, globalPosition: 5n }
-          const second = { transactionId: 11n, globalPosition: 9n }
+          const first = checkpointOf({ transactionId: 10n, globalPosition: 5n })
+          const second = checkpointOf({ transactionId: 11n, globalPosition: 9n })
           yield* storeCheckpoint("c-cas", GlobalCheckpointStart, first)
           yield* storeCheckpoint("c-cas", first, second)
-          const stale = yield* Effect.flip(storeCheckpoint("c-cas", first, { transactionId: 12n, globalPosition: 1n }))
+          const stale = yield* Effect.flip(
+            storeCheckpoint("c-cas", first, checkpointOf({ transactionId: 12n, globalPosition: 1n }))
+          )
           expect(stale).toEqual(new CheckpointConflict({ consumerId: "c-cas" }))
           const again = yield* Effect.flip(storeCheckpoint("c-cas", GlobalCheckpointStart, first))
           expect(again).toBeInstanceOf(CheckpointConflict)

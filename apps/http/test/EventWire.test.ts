@@ -1,4 +1,4 @@
-import type { RecordedEvent } from "@helpdesk/domain"
+import { GlobalCheckpoint, type RecordedEvent } from "@helpdesk/domain"
 import { describe, expect, it } from "vitest"
 import { currentEventJson, renderEvent, ticketIdOfStream } from "../src/EventLog/EventWire.js"
 
@@ -11,7 +11,7 @@ const recorded = (type: string, data: Record<string, unknown>, schemaVersion = 1
   streamId: "ticket-42",
   streamPosition: 3,
   globalPosition: 10n,
-  transactionId: 7n,
+  checkpoint: GlobalCheckpoint.make("7:10"),
   createdAt: new Date("2026-01-05T09:00:01.000Z")
 })
 

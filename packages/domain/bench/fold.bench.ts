@@ -9,6 +9,7 @@ import {
   CreateEmailDeliveryReported,
   evolve,
   fromRecordedEvents,
+  GlobalCheckpointStart,
   initialState,
   MessageAdded,
   MessageDeliveryReported,
@@ -232,7 +233,7 @@ const stored: Array<Array<RecordedEvent>> = streams.slice(0, DECODE_TICKETS).map
     streamId: `ticket-${s}`,
     streamPosition: i + 1,
     globalPosition: BigInt(i + 1),
-    transactionId: 1n,
+    checkpoint: GlobalCheckpointStart,
     createdAt: new Date(0)
   }))
 )

@@ -38,8 +38,8 @@ export interface RecordedEvent extends NewEvent {
   readonly streamPosition: number
   /** Position in the global log; increasing but not necessarily contiguous. */
   readonly globalPosition: bigint
-  /** The id of the transaction that stored it (global-log readers order by it first). */
-  readonly transactionId: bigint
+  /** The global log's checkpoint just past this event: a reader resumes after it from here. */
+  readonly checkpoint: GlobalCheckpoint
   readonly createdAt: Date
 }
 
@@ -60,14 +60,20 @@ export interface AppendResult {
   readonly lastGlobalPosition: bigint
 }
 
-/** A global-log reader's position: past every event of transactions ordered before it. */
-export interface GlobalCheckpoint {
-  readonly transactionId: bigint
-  readonly globalPosition: bigint
-}
+/**
+ * A global-log reader's position: past every event the log orders before it. Opaque: only the store that wrote
+ * it knows what is inside; readers keep it, store it as the string it is and hand it back to the same store.
+ */
+export const GlobalCheckpoint = Schema.String.pipe(
+  Schema.brand("GlobalCheckpoint"),
+  Schema.annotations({ identifier: "GlobalCheckpoint" })
+)
 
-/** The checkpoint before any event. */
-export const GlobalCheckpointStart: GlobalCheckpoint = { transactionId: 0n, globalPosition: 0n }
+/** A global-log reader's position (see the schema of the same name). */
+export type GlobalCheckpoint = typeof GlobalCheckpoint.Type
+
+/** The checkpoint before any event, the same for every store: the empty string. */
+export const GlobalCheckpointStart: GlobalCheckpoint = GlobalCheckpoint.make("")
 
 /** A batch of the global log and the checkpoint after it. */
 export interface GlobalLogBatch {

@@ -1,4 +1,4 @@
-import { Clock, Effect, Layer } from "effect"
+import { Brand, Clock, Effect, Layer } from "effect"
 import {
   type AppendResult,
   EventStore,
@@ -31,20 +31,20 @@ const matches = (expected: ExpectedVersion, version: number, exists: boolean): b
   }
 }
 
-const after = (e: RecordedEvent, c: GlobalCheckpoint): boolean =>
-  e.transactionId > c.transactionId || (e.transactionId === c.transactionId && e.globalPosition > c.globalPosition)
+// Appends run one at a time, so the global position alone orders the log; a checkpoint is its decimal text.
+const checkpointAt = Brand.nominal<GlobalCheckpoint>()
+const positionOf = (c: GlobalCheckpoint): bigint => (c === "" ? 0n : BigInt(c))
 
 /**
  * Builds an in-memory `EventStore` with the port's full semantics: every expected-version mode, closed
- * streams, duplicate event ids as conflicts, and all-or-nothing multi-stream appends. Each append is one
- * transaction, so the global log is ordered by (transaction, position) as on PostgreSQL.
+ * streams, duplicate event ids as conflicts, and all-or-nothing multi-stream appends. Appends run one at a time,
+ * so the global log is in position order and a checkpoint is the position of the last event read.
  */
 export const makeInMemoryEventStore = (): EventStore["Type"] => {
   const streams = new Map<string, Stream>()
   const eventIds = new Set<string>()
   const log: Array<RecordedEvent> = []
   let lastPosition = 0n
-  let lastTransaction = 0n
 
   const conflict = (streamId: string, expected: ExpectedVersion, actual: number | null) =>
     new StreamVersionConflict({ streamId, expected: showExpectedVersion(expected), actual })
@@ -84,7 +84,6 @@ export const makeInMemoryEventStore = (): EventStore["Type"] => {
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const refused = validate(appends)
       if (refused !== undefined) return Effect.fail(refused)
-      const transactionId = ++lastTransaction
       const createdAt = new Date(now)
       const results: Array<AppendResult> = []
       for (const a of appends) {
@@ -94,12 +93,13 @@ export const makeInMemoryEventStore = (): EventStore["Type"] => {
           streams.set(a.streamId, stream)
         }
         for (const e of a.events) {
+          const globalPosition = ++lastPosition
           const recorded: RecordedEvent = {
             ...e,
             streamId: a.streamId,
             streamPosition: ++stream!.version,
-            globalPosition: ++lastPosition,
-            transactionId,
+            globalPosition,
+            checkpoint: checkpointAt(String(globalPosition)),
             createdAt
           }
           stream!.events.push(recorded)
@@ -119,17 +119,13 @@ export const makeInMemoryEventStore = (): EventStore["Type"] => {
     readAll: (checkpoint, limit) =>
       Effect.sync(() => {
         const events: Array<RecordedEvent> = []
-        // The log is already in (transaction, position) order; binary search would do, but tests are small.
+        const from = positionOf(checkpoint)
+        // The log is already in position order; binary search would do, but tests are small.
         for (const e of log) {
           if (events.length >= limit) break
-          if (after(e, checkpoint)) events.push(e)
+          if (e.globalPosition > from) events.push(e)
         }
-        const last = events[events.length - 1]
-        return {
-          events,
-          checkpoint:
-            last === undefined ? checkpoint : { transactionId: last.transactionId, globalPosition: last.globalPosition }
-        }
+        return { events, checkpoint: events[events.length - 1]?.checkpoint ?? checkpoint }
       })
   }
 }

@@ -126,7 +126,8 @@ describe("InMemoryEventStore", () => {
           ["dst", 2]
         ])
         const [a, b] = [(yield* store.readStream("src"))[1]!, (yield* store.readStream("dst"))[1]!]
-        expect(a.transactionId).toBe(b.transactionId)
+        // Stored together: nothing of another append falls between them in the global log.
+        expect(b.globalPosition - a.globalPosition).toBe(1n)
         expect((yield* Effect.flip(store.append([to("src", ExpectedVersion.any, [event()])])))._tag).toBe(
           "StreamClosed"
         )
@@ -163,6 +164,10 @@ describe("InMemoryEventStore", () => {
           ["y", 1],
           ["x", 3]
         ])
+        expect(second.checkpoint).toBe(second.events[1]!.checkpoint)
+        // An event's own checkpoint resumes just after it.
+        const resumed = yield* store.readAll(first.events[0]!.checkpoint, 10)
+        expect(resumed.events.map((e) => e.globalPosition)).toEqual([2n, 3n, 4n])
         const end = yield* store.readAll(second.checkpoint, 10)
         expect(end.events).toEqual([])
         expect(end.checkpoint).toEqual(second.checkpoint)

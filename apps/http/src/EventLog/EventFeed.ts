@@ -1,5 +1,4 @@
-import { SqlClient } from "@effect/sql"
-import { type GlobalCheckpoint, GlobalCheckpointStart } from "@helpdesk/domain"
+import type { GlobalCheckpoint } from "@helpdesk/domain"
 import { Duration, Effect } from "effect"
 import { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
 import { encodeCursor } from "./Cursor.js"
@@ -40,7 +39,6 @@ export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/Event
   dependencies: [],
   effect: Effect.gen(function* () {
     const store = yield* PostgresEventStore
-    const sql = yield* SqlClient.SqlClient
 
     /** One read: the visible events of the next `limit` of the organization's log. */
     const readOnce = (request: FeedRequest, from: GlobalCheckpoint) =>
@@ -59,29 +57,15 @@ export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/Event
             if (wire !== undefined)
               events.push({
                 ...wire,
-                cursor: encodeCursor({ transactionId: event.transactionId, globalPosition: event.globalPosition })
+                cursor: encodeCursor(event.checkpoint)
               })
           }
           return { events, checkpoint: batch.checkpoint, full: batch.events.length === request.limit }
         }
       )
 
-    /**
-     * Where the organization's log ends now: the last event no running transaction can precede (or the start).
-     * Every event that shows later sorts after it (its transaction id is at or above the snapshot's xmin).
-     */
-    const end = (organizationId: number): Effect.Effect<GlobalCheckpoint> =>
-      sql<{ transactionId: string; globalPosition: string }>`
-        SELECT transaction_id, global_position FROM hd_events
-        WHERE organization_id = ${organizationId} AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY transaction_id DESC, global_position DESC LIMIT 1`.pipe(
-        Effect.map((rows) =>
-          rows[0] === undefined
-            ? GlobalCheckpointStart
-            : { transactionId: BigInt(rows[0].transactionId), globalPosition: BigInt(rows[0].globalPosition) }
-        ),
-        Effect.orDie
-      )
+    /** Where the organization's log ends now (`PostgresEventStore.head`): every event that shows later is after it. */
+    const end = (organizationId: number): Effect.Effect<GlobalCheckpoint> => store.head({ organizationId })
 
     /**
      * The next page after `request.after`. With a `wait`, an empty answer waits for events, looking every

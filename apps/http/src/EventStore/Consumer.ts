@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { type GlobalCheckpoint, GlobalCheckpointStart, type RecordedEvent } from "@helpdesk/domain"
 import { type Duration, Effect, Schema } from "effect"
+import { checkpointFromRow, positionOf } from "./Checkpoint.js"
 import { type GlobalLogFilter, PostgresEventStore } from "./PostgresEventStore.js"
 
 /** Another instance of the consumer stored a checkpoint first; this batch's work was rolled back. */
@@ -36,8 +37,6 @@ export interface ProcessedBatch {
   readonly checkpoint: GlobalCheckpoint
 }
 
-const checkpointKey = (c: GlobalCheckpoint) => [c.transactionId, c.globalPosition] as const
-
 /**
  * Reads a consumer's checkpoint (the start of the log when it has none).
  */
@@ -47,9 +46,7 @@ export const loadCheckpoint = (consumerId: string): Effect.Effect<GlobalCheckpoi
     const rows = yield* sql<{ lastTx: string; lastPosition: string }>`
       SELECT last_tx, last_position FROM hd_checkpoints WHERE consumer_id = ${consumerId}`.pipe(Effect.orDie)
     const row = rows[0]
-    return row === undefined
-      ? GlobalCheckpointStart
-      : { transactionId: BigInt(row.lastTx), globalPosition: BigInt(row.lastPosition) }
+    return row === undefined ? GlobalCheckpointStart : checkpointFromRow(row.lastTx, row.lastPosition)
   })
 
 /**
@@ -63,8 +60,8 @@ export const storeCheckpoint = (
 ): Effect.Effect<void, CheckpointConflict, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [expectedTx, expectedPosition] = checkpointKey(expected)
-    const [nextTx, nextPosition] = checkpointKey(next)
+    const { transactionId: expectedTx, globalPosition: expectedPosition } = positionOf(expected)
+    const { transactionId: nextTx, globalPosition: nextPosition } = positionOf(next)
     // A missing row counts as the start of the log; a concurrent first insert makes the loser's
     // ON CONFLICT branch compare against the winner's row and update nothing.
     const rows = yield* sql`
@@ -99,7 +96,7 @@ const lockCheckpoint = (consumerId: string): Effect.Effect<GlobalCheckpoint, Che
     }
     const row = rows[0]
     if (row === undefined) return yield* new CheckpointConflict({ consumerId })
-    return { transactionId: BigInt(row.lastTx), globalPosition: BigInt(row.lastPosition) }
+    return checkpointFromRow(row.lastTx, row.lastPosition)
   }).pipe(Effect.catchTag("SqlError", Effect.die))
 
 /**

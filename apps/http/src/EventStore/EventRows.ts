@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { RecordedEvent } from "@helpdesk/domain"
+import { checkpointFromRow } from "./Checkpoint.js"
 
 /** A row of `hd_events` as the client returns it (camelCased; int8 and xid8 as strings). */
 export interface EventRow {
@@ -31,7 +32,7 @@ export const toRecordedEvent = (row: EventRow): RecordedEvent => ({
   streamId: row.streamId,
   streamPosition: Number(row.streamPosition),
   globalPosition: BigInt(row.globalPosition),
-  transactionId: BigInt(row.transactionId),
+  checkpoint: checkpointFromRow(row.transactionId, row.globalPosition),
   createdAt: row.createdAt
 })
 
@@ -58,6 +59,6 @@ export const valuesToRecordedEvent = (row: ReadonlyArray<unknown>): RecordedEven
   streamId: row[2] as string,
   streamPosition: Number(row[3]),
   globalPosition: BigInt(row[0] as string),
-  transactionId: BigInt(row[1] as string),
+  checkpoint: checkpointFromRow(row[1] as string, row[0] as string),
   createdAt: new Date(row[9] as number)
 })

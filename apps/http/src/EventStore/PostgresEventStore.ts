@@ -3,6 +3,7 @@ import {
   type AppendResult,
   EventStore,
   type GlobalCheckpoint,
+  GlobalCheckpointStart,
   type GlobalLogBatch,
   type RecordedEvent,
   type StreamAppend,
@@ -12,6 +13,7 @@ import {
 } from "@helpdesk/domain"
 import { Effect, Layer, Metric, Option } from "effect"
 import { eventAppendDuration } from "../Observability/Metrics.js"
+import { checkpointFromRow, positionOf } from "./Checkpoint.js"
 import { type EventRow, eventColumns, eventValueColumns, toRecordedEvent, valuesToRecordedEvent } from "./EventRows.js"
 import { type AppendContext, eventsFor, InlineProjections } from "./InlineProjection.js"
 
@@ -45,10 +47,8 @@ const isUniqueViolation = (error: SqlError.SqlError): boolean =>
   (error.cause as { code?: unknown } | undefined)?.code === UNIQUE_VIOLATION
 
 /** The last checkpoint of a batch, or `fallback` for an empty one. */
-const checkpointAfter = (events: ReadonlyArray<RecordedEvent>, fallback: GlobalCheckpoint): GlobalCheckpoint => {
-  const last = events[events.length - 1]
-  return last === undefined ? fallback : { transactionId: last.transactionId, globalPosition: last.globalPosition }
-}
+const checkpointAfter = (events: ReadonlyArray<RecordedEvent>, fallback: GlobalCheckpoint): GlobalCheckpoint =>
+  events[events.length - 1]?.checkpoint ?? fallback
 
 /**
  * The event store on PostgreSQL (docs/decisions/0300-event-store-append.md, 0301-global-log-by-transaction-id.md).
@@ -62,66 +62,69 @@ const checkpointAfter = (events: ReadonlyArray<RecordedEvent>, fallback: GlobalC
  *
  * Database failures are defects: the port's error channel holds only what a caller can act on.
  */
-export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@helpdesk/http/PostgresEventStore", {
-  // Its `InlineProjections` are chosen where it is built (the service: the ticket read models; tests: their own).
-  dependencies: [],
-  effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const projections = yield* InlineProjections
+export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
+  "@helpdesk/http/EventStore/PostgresEventStore",
+  {
+    // Its `InlineProjections` are chosen where it is built (the service: the ticket read models; tests: their own).
+    dependencies: [],
+    effect: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const projections = yield* InlineProjections
 
-    const streamState = (streamId: string): Effect.Effect<Option.Option<StreamState>> =>
-      sql<{ streamType: string; version: string; isClosed: boolean }>`
+      const streamState = (streamId: string): Effect.Effect<Option.Option<StreamState>> =>
+        sql<{ streamType: string; version: string; isClosed: boolean }>`
         SELECT stream_type, version, is_closed FROM hd_streams WHERE stream_id = ${streamId}`.pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (row) => ({
-            streamType: row.streamType,
-            version: Number(row.version),
-            isClosed: row.isClosed
-          }))
-        ),
-        Effect.orDie,
-        Effect.withSpan("PostgresEventStore.streamState")
-      )
-
-    const conflictOn = (append: StreamAppend) =>
-      Effect.flatMap(streamState(append.streamId), (state) =>
-        Effect.fail(
-          new StreamVersionConflict({
-            streamId: append.streamId,
-            expected: showExpectedVersion(append.expected),
-            actual: Option.match(state, { onNone: () => null, onSome: (s) => s.version })
-          })
+          Effect.map((rows) =>
+            Option.map(Option.fromNullable(rows[0]), (row) => ({
+              streamType: row.streamType,
+              version: Number(row.version),
+              isClosed: row.isClosed
+            }))
+          ),
+          Effect.orDie,
+          Effect.withSpan("PostgresEventStore.streamState")
         )
-      )
 
-    /** A unique violation on an event id: blame the append holding an id that is stored (or repeated). */
-    const duplicateEventConflict = (appends: ReadonlyArray<StreamAppend>) =>
-      Effect.gen(function* () {
-        const ids = appends.flatMap((a) => a.events.map((e) => e.eventId))
-        const stored = yield* sql<{ eventId: string }>`
+      const conflictOn = (append: StreamAppend) =>
+        Effect.flatMap(streamState(append.streamId), (state) =>
+          Effect.fail(
+            new StreamVersionConflict({
+              streamId: append.streamId,
+              expected: showExpectedVersion(append.expected),
+              actual: Option.match(state, { onNone: () => null, onSome: (s) => s.version })
+            })
+          )
+        )
+
+      /** A unique violation on an event id: blame the append holding an id that is stored (or repeated). */
+      const duplicateEventConflict = (appends: ReadonlyArray<StreamAppend>) =>
+        Effect.gen(function* () {
+          const ids = appends.flatMap((a) => a.events.map((e) => e.eventId))
+          const stored = yield* sql<{ eventId: string }>`
           SELECT event_id FROM hd_events WHERE event_id = ANY(${ids}::uuid[])`.pipe(Effect.orDie)
-        const storedIds = new Set(stored.map((row) => row.eventId.toLowerCase()))
-        const culprit = appends.find((a) => a.events.some((e) => storedIds.has(e.eventId.toLowerCase()))) ?? appends[0]!
-        return yield* conflictOn(culprit)
-      })
+          const storedIds = new Set(stored.map((row) => row.eventId.toLowerCase()))
+          const culprit =
+            appends.find((a) => a.events.some((e) => storedIds.has(e.eventId.toLowerCase()))) ?? appends[0]!
+          return yield* conflictOn(culprit)
+        })
 
-    /** An event id given twice within one append never reaches the database. */
-    const repeatedEventId = (appends: ReadonlyArray<StreamAppend>): StreamAppend | undefined => {
-      const seen = new Set<string>()
-      for (const a of appends) {
-        for (const e of a.events) {
-          const id = e.eventId.toLowerCase()
-          if (seen.has(id)) return a
-          seen.add(id)
+      /** An event id given twice within one append never reaches the database. */
+      const repeatedEventId = (appends: ReadonlyArray<StreamAppend>): StreamAppend | undefined => {
+        const seen = new Set<string>()
+        for (const a of appends) {
+          for (const e of a.events) {
+            const id = e.eventId.toLowerCase()
+            if (seen.has(id)) return a
+            seen.add(id)
+          }
         }
+        return undefined
       }
-      return undefined
-    }
 
-    const appendToStream = (append: StreamAppend) => {
-      const expected = append.expected
-      const events = append.events
-      return sql<AppendRow>`
+      const appendToStream = (append: StreamAppend) => {
+        const expected = append.expected
+        const events = append.events
+        return sql<AppendRow>`
         SELECT outcome, version, global_positions, transaction_id, created_at FROM hd_append_to_stream(
           ${append.streamId}, ${append.streamType}, ${expected._tag},
           ${expected._tag === "Exact" ? expected.version : null}, ${append.close === true},
@@ -131,126 +134,148 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()("@h
           ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
           ${events.map((e) => JSON.stringify(e.metadata ?? {}))}::jsonb[]
         )`.pipe(Effect.map((rows) => rows[0]!))
-    }
+      }
 
-    const appendInOrder = (appends: ReadonlyArray<StreamAppend>, context: AppendContext | undefined) =>
-      Effect.gen(function* () {
-        // Stable sort: parts of the same stream keep their order; rows are locked in one global order.
-        const order = appends.map((_, i) => i).sort((a, b) => compareIds(appends[a]!.streamId, appends[b]!.streamId))
-        const results: Array<AppendResult> = new Array(appends.length)
-        const recorded: Array<RecordedEvent> = []
-        for (const i of order) {
-          const append = appends[i]!
-          const row = yield* appendToStream(append)
-          if (row.outcome === "closed") return yield* new StreamClosed({ streamId: append.streamId })
-          if (row.outcome === "conflict") {
-            return yield* new StreamVersionConflict({
-              streamId: append.streamId,
-              expected: showExpectedVersion(append.expected),
-              actual: row.version === null ? null : Number(row.version)
+      const appendInOrder = (appends: ReadonlyArray<StreamAppend>, context: AppendContext | undefined) =>
+        Effect.gen(function* () {
+          // Stable sort: parts of the same stream keep their order; rows are locked in one global order.
+          const order = appends.map((_, i) => i).sort((a, b) => compareIds(appends[a]!.streamId, appends[b]!.streamId))
+          const results: Array<AppendResult> = new Array(appends.length)
+          const recorded: Array<RecordedEvent> = []
+          for (const i of order) {
+            const append = appends[i]!
+            const row = yield* appendToStream(append)
+            if (row.outcome === "closed") return yield* new StreamClosed({ streamId: append.streamId })
+            if (row.outcome === "conflict") {
+              return yield* new StreamVersionConflict({
+                streamId: append.streamId,
+                expected: showExpectedVersion(append.expected),
+                actual: row.version === null ? null : Number(row.version)
+              })
+            }
+            const version = Number(row.version)
+            const positions = row.globalPositions
+            const first = version - append.events.length
+            append.events.forEach((event, k) => {
+              recorded.push({
+                eventId: event.eventId,
+                type: event.type,
+                schemaVersion: event.schemaVersion,
+                data: event.data,
+                metadata: event.metadata ?? {},
+                streamId: append.streamId,
+                streamPosition: first + k + 1,
+                globalPosition: BigInt(positions[k]!),
+                checkpoint: checkpointFromRow(row.transactionId!, positions[k]!),
+                createdAt: row.createdAt!
+              })
             })
-          }
-          const version = Number(row.version)
-          const positions = row.globalPositions
-          const first = version - append.events.length
-          append.events.forEach((event, k) => {
-            recorded.push({
-              eventId: event.eventId,
-              type: event.type,
-              schemaVersion: event.schemaVersion,
-              data: event.data,
-              metadata: event.metadata ?? {},
+            const last = positions[positions.length - 1]
+            results[i] = {
               streamId: append.streamId,
-              streamPosition: first + k + 1,
-              globalPosition: BigInt(positions[k]!),
-              transactionId: BigInt(row.transactionId!),
-              createdAt: row.createdAt!
-            })
-          })
-          const last = positions[positions.length - 1]
-          results[i] = {
-            streamId: append.streamId,
-            version,
-            lastGlobalPosition: last === undefined ? 0n : BigInt(last)
+              version,
+              lastGlobalPosition: last === undefined ? 0n : BigInt(last)
+            }
           }
-        }
-        for (const projection of projections) {
-          const events = eventsFor(projection, recorded)
-          if (events.length > 0)
-            yield* projection.apply(events, context).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-        }
-        return results as ReadonlyArray<AppendResult>
-      })
+          for (const projection of projections) {
+            const events = eventsFor(projection, recorded)
+            if (events.length > 0)
+              yield* projection.apply(events, context).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+          }
+          return results as ReadonlyArray<AppendResult>
+        })
 
-    /**
-     * Appends atomically (see the class); `context` hands the inline projections what the writer folded.
-     * `inTransaction`: the caller runs this inside its own transaction, which is the unit that rolls back (no
-     * savepoint of its own, two round trips fewer; a failed statement then aborts the caller's transaction).
-     */
-    const append = (
-      appends: ReadonlyArray<StreamAppend>,
-      context?: AppendContext,
-      options: { readonly inTransaction?: boolean } = {}
-    ): Effect.Effect<ReadonlyArray<AppendResult>, StreamVersionConflict | StreamClosed> => {
-      if (appends.length === 0) return Effect.succeed([])
-      const repeated = repeatedEventId(appends)
-      if (repeated !== undefined) return conflictOn(repeated)
-      // One statement is atomic on its own; anything more needs the transaction.
-      const atomic =
-        options.inTransaction === true || (appends.length === 1 && projections.length === 0)
-          ? appendInOrder(appends, context)
-          : sql.withTransaction(appendInOrder(appends, context))
-      return atomic.pipe(
-        Effect.catchTag("SqlError", (error) =>
-          isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)
-        ),
-        Metric.trackDuration(eventAppendDuration),
-        Effect.withSpan("PostgresEventStore.append", { attributes: { streams: appends.length } })
-      )
-    }
+      /**
+       * Appends atomically (see the class); `context` hands the inline projections what the writer folded.
+       * `inTransaction`: the caller runs this inside its own transaction, which is the unit that rolls back (no
+       * savepoint of its own, two round trips fewer; a failed statement then aborts the caller's transaction).
+       */
+      const append = (
+        appends: ReadonlyArray<StreamAppend>,
+        context?: AppendContext,
+        options: { readonly inTransaction?: boolean } = {}
+      ): Effect.Effect<ReadonlyArray<AppendResult>, StreamVersionConflict | StreamClosed> => {
+        if (appends.length === 0) return Effect.succeed([])
+        const repeated = repeatedEventId(appends)
+        if (repeated !== undefined) return conflictOn(repeated)
+        // One statement is atomic on its own; anything more needs the transaction.
+        const atomic =
+          options.inTransaction === true || (appends.length === 1 && projections.length === 0)
+            ? appendInOrder(appends, context)
+            : sql.withTransaction(appendInOrder(appends, context))
+        return atomic.pipe(
+          Effect.catchTag("SqlError", (error) =>
+            isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)
+          ),
+          Metric.trackDuration(eventAppendDuration),
+          Effect.withSpan("PostgresEventStore.append", { attributes: { streams: appends.length } })
+        )
+      }
 
-    const readStream = (streamId: string, fromPosition = 0): Effect.Effect<ReadonlyArray<RecordedEvent>> =>
-      sql<EventRow>`
+      const readStream = (streamId: string, fromPosition = 0): Effect.Effect<ReadonlyArray<RecordedEvent>> =>
+        sql<EventRow>`
         SELECT ${eventColumns(sql)} FROM hd_events
         WHERE stream_id = ${streamId} AND stream_position > ${fromPosition}
         ORDER BY stream_position`.pipe(
-        Effect.map((rows) => rows.map(toRecordedEvent)),
-        Effect.orDie,
-        Effect.withSpan("PostgresEventStore.readStream")
-      )
+          Effect.map((rows) => rows.map(toRecordedEvent)),
+          Effect.orDie,
+          Effect.withSpan("PostgresEventStore.readStream")
+        )
 
-    /**
-     * The global log after `checkpoint` (see the class); `filter` narrows it to one organization's events
-     * (`hd_events_organization_log_idx`) and to some event types, with the same rule, so a narrowed reader never
-     * skips a late commit either.
-     */
-    const readAll = (
-      checkpoint: GlobalCheckpoint,
-      limit: number,
-      filter: GlobalLogFilter = {}
-    ): Effect.Effect<GlobalLogBatch> =>
-      limit <= 0
-        ? Effect.succeed({ events: [], checkpoint })
-        : // Rows as arrays of values: no object per row, no renaming of columns (a feed reads thousands a second).
-          sql`
+      /**
+       * The global log after `checkpoint` (see the class); `filter` narrows it to one organization's events
+       * (`hd_events_organization_log_idx`) and to some event types, with the same rule, so a narrowed reader never
+       * skips a late commit either.
+       */
+      const readAll = (
+        checkpoint: GlobalCheckpoint,
+        limit: number,
+        filter: GlobalLogFilter = {}
+      ): Effect.Effect<GlobalLogBatch> => {
+        if (limit <= 0) return Effect.succeed({ events: [], checkpoint })
+        const from = positionOf(checkpoint)
+        // Rows as arrays of values: no object per row, no renaming of columns (a feed reads thousands a second).
+        return sql`
         SELECT ${eventValueColumns(sql)} FROM hd_events
         WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          AND (transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)${
+          AND (transaction_id, global_position) > (${from.transactionId}::xid8, ${from.globalPosition}::bigint)${
             filter.organizationId === undefined ? sql`` : sql` AND organization_id = ${filter.organizationId}`
           }${filter.types === undefined ? sql`` : sql` AND event_type = ANY(${filter.types}::text[])`}
         ORDER BY transaction_id, global_position
         LIMIT ${limit}`.values.pipe(
-            Effect.map((rows) => {
-              const events = rows.map(valuesToRecordedEvent)
-              return { events, checkpoint: checkpointAfter(events, checkpoint) }
-            }),
-            Effect.orDie,
-            Effect.withSpan("PostgresEventStore.readAll")
-          )
+          Effect.map((rows) => {
+            const events = rows.map(valuesToRecordedEvent)
+            return { events, checkpoint: checkpointAfter(events, checkpoint) }
+          }),
+          Effect.orDie,
+          Effect.withSpan("PostgresEventStore.readAll")
+        )
+      }
 
-    return { append, readStream, readAll, streamState } as const
-  })
-}) {}
+      /**
+       * Where the global log (narrowed to one organization's events) ends now: the checkpoint of its last event
+       * that no running transaction can precede, or the start. Every event that shows later sorts after it.
+       */
+      const head = (filter: { readonly organizationId?: number } = {}): Effect.Effect<GlobalCheckpoint> =>
+        sql<{ transactionId: string; globalPosition: string }>`
+        SELECT transaction_id, global_position FROM hd_events
+        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())${
+          filter.organizationId === undefined ? sql`` : sql` AND organization_id = ${filter.organizationId}`
+        }
+        ORDER BY transaction_id DESC, global_position DESC LIMIT 1`.pipe(
+          Effect.map((rows) =>
+            rows[0] === undefined
+              ? GlobalCheckpointStart
+              : checkpointFromRow(rows[0].transactionId, rows[0].globalPosition)
+          ),
+          Effect.orDie,
+          Effect.withSpan("PostgresEventStore.head")
+        )
+
+      return { append, readStream, readAll, head, streamState } as const
+    })
+  }
+) {}
 
 // Code-point order, the same in every process and independent of locale, so every writer locks alike.
 const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)

@@ -5,6 +5,7 @@ import {
   ExpectedVersion,
   executeMerge,
   executeTicketCommand,
+  GlobalCheckpointStart,
   handleMerge,
   handleTicketCommand,
   InMemoryEventStore,
@@ -29,7 +30,7 @@ const record = (append: StreamAppend, before: ReadonlyArray<RecordedEvent>): Rea
     streamId: append.streamId,
     streamPosition: before.length + i + 1,
     globalPosition: BigInt(before.length + i + 1),
-    transactionId: 1n,
+    checkpoint: GlobalCheckpointStart,
     createdAt: new Date(0)
   }))
 ]

@@ -2,6 +2,7 @@ import {
   decodeEventData,
   encodeEventData,
   fromRecordedEvent,
+  GlobalCheckpointStart,
   Instant,
   MessageAdded,
   type RecordedEvent,
@@ -22,7 +23,7 @@ const recorded = (type: string, schemaVersion: number, data: unknown): RecordedE
   streamId: "ticket-42",
   streamPosition: 1,
   globalPosition: 1n,
-  transactionId: 1n,
+  checkpoint: GlobalCheckpointStart,
   createdAt: new Date(0)
 })
 

@@ -9,6 +9,7 @@ import {
   decide,
   evolve,
   fromRecordedEvent,
+  GlobalCheckpointStart,
   initialState,
   loadTicket,
   MarkSpam,
@@ -156,7 +157,7 @@ const asRecorded = (events: ReadonlyArray<TicketEvent>): ReadonlyArray<RecordedE
       streamId: "ticket-42",
       streamPosition: i + 1,
       globalPosition: BigInt(i + 1),
-      transactionId: 1n,
+      checkpoint: GlobalCheckpointStart,
       createdAt: new Date(0)
     }
   })
