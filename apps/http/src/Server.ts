@@ -3,23 +3,14 @@ import { Effect, Layer, Option } from "effect"
 import { Api } from "./Api.js"
 import { ExpiredUploadsReaperLive } from "./Attachments/ExpiredUploadsReaper.js"
 import { AttachmentsLive, DownloadsLive } from "./Attachments/Http.js"
-import { PendingAttachmentsLive } from "./Attachments/PendingAttachments.js"
-import { OrganizationAccess } from "./Auth/OrganizationAccess.js"
 import { ServiceAuthLive, ServiceTokenPresentedLive } from "./Auth/ServiceAuth.js"
-import { Tokens } from "./Auth/Tokens.js"
-import { BusinessHours } from "./BusinessHours/BusinessHours.js"
-import { BusinessHoursExceptions } from "./BusinessHours/BusinessHoursExceptions.js"
 import { BusinessHoursLive } from "./BusinessHours/Http.js"
-import { Companies } from "./Companies/Companies.js"
 import { CompaniesLive } from "./Companies/Http.js"
 import { CsatLive } from "./Csat/Http.js"
-import { Customers } from "./Customers/Customers.js"
 import { CustomersLive } from "./Customers/Http.js"
 import { EventLogLive } from "./EventLog/Http.js"
 import { HealthLive } from "./Health/Http.js"
 import { MetricsLive } from "./Health/Metrics.js"
-import { Articles } from "./HelpCenter/Articles.js"
-import { Collections } from "./HelpCenter/Collections.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
 import { cors, corsOrigins } from "./Http/Cors.js"
 import { servedGracefully } from "./Http/GracefulServer.js"
@@ -33,52 +24,23 @@ import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http
 import { InboundMailHttpLive } from "./InboundMail/Http.js"
 import { SmtpInboundLive } from "./InboundMail/SmtpListener.js"
 import { InboxesLive } from "./Inboxes/Http.js"
-import { Inboxes } from "./Inboxes/Inboxes.js"
 import { MailTrackingLive } from "./Mail/Http.js"
 import { MailWorkerLive } from "./Mail/MailWorker.js"
 import { otlpTracing } from "./Observability/OtlpTracing.js"
 import { measureRequests } from "./Observability/RequestMetrics.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
-import { Organizations } from "./Organizations/Organizations.js"
 import { PresetFiltersLive } from "./PresetFilters/Http.js"
-import { PresetFilters } from "./PresetFilters/PresetFilters.js"
 import { SlaPoliciesLive } from "./Sla/Http.js"
 import { SlaBreachTimerLive } from "./Sla/SlaBreachTimer.js"
-import { SlaPolicies } from "./Sla/SlaPolicies.js"
 import { TagsLive } from "./Tags/Http.js"
-import { Tags } from "./Tags/Tags.js"
 import { TicketsLive } from "./Tickets/Http.js"
 import { ticketReadBeforeRouting } from "./Tickets/TicketReadBeforeRouting.js"
 import { TicketServicesLive } from "./Tickets/TicketServices.js"
 import { InactivityTimerLive } from "./Timers/InactivityTimer.js"
 import { SnoozeTimerLive } from "./Timers/SnoozeTimer.js"
 import { MembersLive, PersonalTokensLive } from "./Users/Http.js"
-import { Memberships } from "./Users/Memberships.js"
-import { Users } from "./Users/Users.js"
 import { WebhooksLive } from "./Webhooks/Http.js"
-import { Webhooks } from "./Webhooks/Webhooks.js"
 import { WebhookWorkerLive } from "./Webhooks/WebhookWorker.js"
-
-/** Repositories and services the handlers use; each needs only the `SqlClient`. */
-export const ServicesLive = Layer.mergeAll(
-  Tokens.Default,
-  Users.Default,
-  Memberships.Default,
-  Organizations.Default,
-  Customers.Default,
-  Companies.Default,
-  Inboxes.Default,
-  Tags.Default,
-  SlaPolicies.Default,
-  BusinessHours.Default,
-  BusinessHoursExceptions.Default,
-  OrganizationAccess.Default,
-  PresetFilters.Default,
-  Collections.Default,
-  Articles.Default,
-  Webhooks.Default,
-  PendingAttachmentsLive
-)
 
 /** Every group's handlers. Register a new group's handlers here. */
 export const GroupsLive = Layer.mergeAll(
@@ -192,7 +154,7 @@ export const ServerLive = (options: {
           Layer.provide(Option.getOrElse(exporter, () => Layer.empty)),
           Layer.merge(options.workers === false ? Layer.empty : WorkersLive),
           // Inbound mail over SMTP when `SMTP_INBOUND_PORT` is set (decision 0751): with the HTTP listener.
-          Layer.merge(SmtpInboundLive.pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive))),
+          Layer.merge(SmtpInboundLive.pipe(Layer.provide(TicketServicesLive))),
           HttpServer.withLogAddress
         ),
         createHttpServer,

@@ -3,7 +3,7 @@ import { isOpenAt } from "@helpdesk/schedule"
 import { Effect, Layer, TestClock } from "effect"
 import { BusinessHours } from "../src/BusinessHours/BusinessHours.js"
 import { BusinessHoursExceptions } from "../src/BusinessHours/BusinessHoursExceptions.js"
-import { ServicesLive } from "../src/Server.js"
+import { ServicesLive } from "../src/Services.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 

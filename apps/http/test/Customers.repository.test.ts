@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { Companies } from "../src/Companies/Companies.js"
 import { Customers } from "../src/Customers/Customers.js"
-import { ServicesLive } from "../src/Server.js"
+import { ServicesLive } from "../src/Services.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 

@@ -9,7 +9,7 @@ import { BlobStore, BlobStoreLive } from "../src/Attachments/BlobStore.js"
 import { MAX_UPLOAD_BYTES } from "../src/Attachments/PendingAttachments.js"
 import { MAX_MESSAGE_BYTES } from "../src/InboundMail/InboundMail.js"
 import { ReadReceipts } from "../src/Mail/ReadReceipts.js"
-import { ServicesLive } from "../src/Server.js"
+import { ServicesLive } from "../src/Services.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import {
   addressOf,

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
 import { Inboxes, PROVISIONED_INBOX } from "../src/Inboxes/Inboxes.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
-import { ServicesLive } from "../src/Server.js"
+import { ServicesLive } from "../src/Services.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 

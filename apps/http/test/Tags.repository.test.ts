@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Either, Layer } from "effect"
-import { ServicesLive } from "../src/Server.js"
+import { ServicesLive } from "../src/Services.js"
 import { Tags } from "../src/Tags/Tags.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"

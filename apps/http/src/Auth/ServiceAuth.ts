@@ -20,7 +20,7 @@ export const serviceToken = HttpApiSecurity.apiKey({ in: "header", key: "X-Servi
  * Authenticates every endpoint of a group that uses it (`.middleware(ServiceAuth)`) and provides
  * {@link CurrentCaller} to its handlers.
  */
-export class ServiceAuth extends HttpApiMiddleware.Tag<ServiceAuth>()("ServiceAuth", {
+export class ServiceAuth extends HttpApiMiddleware.Tag<ServiceAuth>()("@helpdesk/http/Auth/ServiceAuth", {
   failure: Wire.Unauthorized,
   provides: CurrentCaller,
   security: { serviceToken }
@@ -59,11 +59,14 @@ export class PresentedToken extends Context.Tag("@helpdesk/http/Auth/PresentedTo
  * handler, which checks the token in the same statement as its read: one round trip instead of two on the hottest
  * read (`GET …/tickets/{id}/`). The handler must answer 401 `Invalid token.` for an unknown or revoked token.
  */
-export class ServiceTokenPresented extends HttpApiMiddleware.Tag<ServiceTokenPresented>()("ServiceTokenPresented", {
-  failure: Wire.Unauthorized,
-  provides: PresentedToken,
-  security: { serviceToken }
-}) {}
+export class ServiceTokenPresented extends HttpApiMiddleware.Tag<ServiceTokenPresented>()(
+  "@helpdesk/http/Auth/ServiceTokenPresented",
+  {
+    failure: Wire.Unauthorized,
+    provides: PresentedToken,
+    security: { serviceToken }
+  }
+) {}
 
 /** The shape check behind {@link ServiceTokenPresented}. */
 export const ServiceTokenPresentedLive = Layer.succeed(

@@ -71,178 +71,185 @@ const isFold = (loaded: LoadedTicket): loaded is LoadedFold => "snapshotVersion"
  * - `append` appends through {@link PostgresEventStore}, handing each stream's fold to the inline projections, which
  *   evolve it with the new events (and write a snapshot when one is due) without reading the stream.
  */
-export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()("@helpdesk/http/PostgresTicketStore", {
-  dependencies: [PostgresEventStoreLive],
-  effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const events = yield* PostgresEventStore
-    const cache = new Map<string, CachedFold>()
+export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
+  "@helpdesk/http/EventStore/PostgresTicketStore",
+  {
+    dependencies: [PostgresEventStoreLive],
+    effect: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const events = yield* PostgresEventStore
+      const cache = new Map<string, CachedFold>()
 
-    const remember = (streamId: string, fold: CachedFold) => {
-      cache.delete(streamId)
-      cache.set(streamId, fold)
-      if (cache.size > FOLD_CACHE_SIZE) cache.delete(cache.keys().next().value!)
-    }
+      const remember = (streamId: string, fold: CachedFold) => {
+        cache.delete(streamId)
+        cache.set(streamId, fold)
+        if (cache.size > FOLD_CACHE_SIZE) cache.delete(cache.keys().next().value!)
+      }
 
-    /** Events of each stream from its position (inclusive), by stream, in stream order: one query. */
-    const readFrom = (from: ReadonlyArray<readonly [streamId: string, position: number]>) =>
-      from.length === 0
-        ? Effect.succeed(new Map<string, Array<RecordedEvent>>())
-        : sql<EventRow>`
+      /** Events of each stream from its position (inclusive), by stream, in stream order: one query. */
+      const readFrom = (from: ReadonlyArray<readonly [streamId: string, position: number]>) =>
+        from.length === 0
+          ? Effect.succeed(new Map<string, Array<RecordedEvent>>())
+          : sql<EventRow>`
             SELECT ${eventColumns(sql)} FROM hd_events
             JOIN unnest(${from.map(([id]) => id)}::text[], ${from.map(([, p]) => p)}::bigint[]) AS f(sid, position)
               ON stream_id = f.sid AND stream_position >= f.position
             ORDER BY stream_id, stream_position`.pipe(
-            Effect.map((rows) => {
-              const streams = new Map<string, Array<RecordedEvent>>()
-              for (const row of rows) {
-                const list = streams.get(row.streamId)
-                if (list === undefined) streams.set(row.streamId, [toRecordedEvent(row)])
-                else list.push(toRecordedEvent(row))
-              }
-              return streams
-            })
-          )
+              Effect.map((rows) => {
+                const streams = new Map<string, Array<RecordedEvent>>()
+                for (const row of rows) {
+                  const list = streams.get(row.streamId)
+                  if (list === undefined) streams.set(row.streamId, [toRecordedEvent(row)])
+                  else list.push(toRecordedEvent(row))
+                }
+                return streams
+              })
+            )
 
-    /** Where a stream's fold starts: the cached fold, the snapshot, or nothing; and the position to read from. */
-    interface Start {
-      readonly base: TicketFold
-      readonly source: FoldSource
-      readonly from: number
-      readonly lastEventId: string | null
-    }
+      /** Where a stream's fold starts: the cached fold, the snapshot, or nothing; and the position to read from. */
+      interface Start {
+        readonly base: TicketFold
+        readonly source: FoldSource
+        readonly from: number
+        readonly lastEventId: string | null
+      }
 
-    const loadMany = (
-      ticketIds: ReadonlyArray<number>
-    ): Effect.Effect<ReadonlyArray<Either.Either<LoadedFold, EventDecodeError>>> =>
-      Effect.gen(function* () {
-        const streamIds = ticketIds.map(ticketStreamId)
-        // The folds as they were when the query was sent: another fiber of this process may replace them while this
-        // load waits for a lock, and the query checks these.
-        const cachedFolds = new Map(streamIds.map((id) => [id, cache.get(id)]))
-        const cachedVersions = streamIds.map((id) => cachedFolds.get(id)?.version ?? 0)
-        // The locks (in stream-id order), each stream's version, and whether a cached fold's last event is still
-        // the stream's: one query.
-        const rows = yield* sql<{ streamId: string; version: string; eventId: string | null }>`
+      const loadMany = (
+        ticketIds: ReadonlyArray<number>
+      ): Effect.Effect<ReadonlyArray<Either.Either<LoadedFold, EventDecodeError>>> =>
+        Effect.gen(function* () {
+          const streamIds = ticketIds.map(ticketStreamId)
+          // The folds as they were when the query was sent: another fiber of this process may replace them while this
+          // load waits for a lock, and the query checks these.
+          const cachedFolds = new Map(streamIds.map((id) => [id, cache.get(id)]))
+          const cachedVersions = streamIds.map((id) => cachedFolds.get(id)?.version ?? 0)
+          // The locks (in stream-id order), each stream's version, and whether a cached fold's last event is still
+          // the stream's: one query.
+          const rows = yield* sql<{ streamId: string; version: string; eventId: string | null }>`
           SELECT s.stream_id, s.version, e.event_id
           FROM unnest(${streamIds}::text[], ${cachedVersions}::bigint[]) AS c(sid, cached)
           JOIN hd_streams s ON s.stream_id = c.sid
           LEFT JOIN hd_events e ON e.stream_id = c.sid AND e.stream_position = c.cached
           ORDER BY s.stream_id
           FOR UPDATE OF s`
-        const found = new Map(rows.map((row) => [row.streamId, row]))
-        const starts = new Map<string, Start>()
-        const cold: Array<string> = []
-        for (const streamId of streamIds) {
-          const row = found.get(streamId)
-          const cached = cachedFolds.get(streamId)
-          if (row === undefined) cache.delete(streamId)
-          else if (cached !== undefined && cached.version <= Number(row.version) && row.eventId === cached.lastEventId)
-            starts.set(streamId, {
-              base: cached,
-              source: "cache",
-              from: cached.version + 1,
-              lastEventId: cached.lastEventId
-            })
-          else cold.push(streamId)
-        }
-        if (cold.length > 0) {
-          const snapshots = yield* sql<{ streamId: string; version: string; schemaVersion: number; state: string }>`
+          const found = new Map(rows.map((row) => [row.streamId, row]))
+          const starts = new Map<string, Start>()
+          const cold: Array<string> = []
+          for (const streamId of streamIds) {
+            const row = found.get(streamId)
+            const cached = cachedFolds.get(streamId)
+            if (row === undefined) cache.delete(streamId)
+            else if (
+              cached !== undefined &&
+              cached.version <= Number(row.version) &&
+              row.eventId === cached.lastEventId
+            )
+              starts.set(streamId, {
+                base: cached,
+                source: "cache",
+                from: cached.version + 1,
+                lastEventId: cached.lastEventId
+              })
+            else cold.push(streamId)
+          }
+          if (cold.length > 0) {
+            const snapshots = yield* sql<{ streamId: string; version: string; schemaVersion: number; state: string }>`
             SELECT stream_id, version, schema_version, state::text AS state FROM hd_ticket_snapshots
             WHERE stream_id = ANY(${cold}::text[])`
-          const byStream = new Map(snapshots.map((snapshot) => [snapshot.streamId, snapshot]))
-          for (const streamId of cold) {
-            const snapshot = byStream.get(streamId)
-            const version = Number(found.get(streamId)!.version)
-            const usable =
-              snapshot !== undefined &&
-              snapshot.schemaVersion === TICKET_STATE_VERSION &&
-              Number(snapshot.version) <= version
-            const base: TicketFold = usable
-              ? {
-                  ...decodeSnapshot(snapshot.state),
-                  version: Number(snapshot.version),
-                  snapshotVersion: Number(snapshot.version)
-                }
-              : emptyFold
-            // From the snapshot's own event on, for the id of the last event folded.
-            starts.set(streamId, {
-              base,
-              source: usable ? "snapshot" : "stream",
-              from: Math.max(base.version, 1),
-              lastEventId: null
+            const byStream = new Map(snapshots.map((snapshot) => [snapshot.streamId, snapshot]))
+            for (const streamId of cold) {
+              const snapshot = byStream.get(streamId)
+              const version = Number(found.get(streamId)!.version)
+              const usable =
+                snapshot !== undefined &&
+                snapshot.schemaVersion === TICKET_STATE_VERSION &&
+                Number(snapshot.version) <= version
+              const base: TicketFold = usable
+                ? {
+                    ...decodeSnapshot(snapshot.state),
+                    version: Number(snapshot.version),
+                    snapshotVersion: Number(snapshot.version)
+                  }
+                : emptyFold
+              // From the snapshot's own event on, for the id of the last event folded.
+              starts.set(streamId, {
+                base,
+                source: usable ? "snapshot" : "stream",
+                from: Math.max(base.version, 1),
+                lastEventId: null
+              })
+            }
+          }
+          const toRead: Array<readonly [string, number]> = []
+          for (const [streamId, start] of starts) {
+            if (start.from <= Number(found.get(streamId)!.version)) toRead.push([streamId, start.from])
+          }
+          const read = yield* readFrom(toRead)
+          return streamIds.map((streamId): Either.Either<LoadedFold, EventDecodeError> => {
+            const start = starts.get(streamId)
+            if (start === undefined) return Either.right({ ...emptyFold, source: "none", eventsRead: 0 })
+            const events = read.get(streamId) ?? []
+            const tail = events.filter((e) => e.streamPosition > start.base.version)
+            return Either.map(foldOnto(start.base, tail), (fold) => {
+              const lastEventId = events[events.length - 1]?.eventId ?? start.lastEventId
+              if (lastEventId !== null && (tail.length > 0 || start.source !== "cache"))
+                remember(streamId, { ...fold, lastEventId })
+              return { ...fold, source: start.source, eventsRead: tail.length }
             })
-          }
-        }
-        const toRead: Array<readonly [string, number]> = []
-        for (const [streamId, start] of starts) {
-          if (start.from <= Number(found.get(streamId)!.version)) toRead.push([streamId, start.from])
-        }
-        const read = yield* readFrom(toRead)
-        return streamIds.map((streamId): Either.Either<LoadedFold, EventDecodeError> => {
-          const start = starts.get(streamId)
-          if (start === undefined) return Either.right({ ...emptyFold, source: "none", eventsRead: 0 })
-          const events = read.get(streamId) ?? []
-          const tail = events.filter((e) => e.streamPosition > start.base.version)
-          return Either.map(foldOnto(start.base, tail), (fold) => {
-            const lastEventId = events[events.length - 1]?.eventId ?? start.lastEventId
-            if (lastEventId !== null && (tail.length > 0 || start.source !== "cache"))
-              remember(streamId, { ...fold, lastEventId })
-            return { ...fold, source: start.source, eventsRead: tail.length }
           })
-        })
-      }).pipe(
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("PostgresTicketStore.loadMany", { attributes: { tickets: ticketIds.length } })
-      )
+        }).pipe(
+          Effect.catchTag("SqlError", Effect.die),
+          Effect.withSpan("PostgresTicketStore.loadMany", { attributes: { tickets: ticketIds.length } })
+        )
 
-    const load = (ticketId: number): Effect.Effect<LoadedFold, EventDecodeError> =>
-      Effect.flatMap(loadMany([ticketId]), (loaded) => loaded[0]!)
+      const load = (ticketId: number): Effect.Effect<LoadedFold, EventDecodeError> =>
+        Effect.flatMap(loadMany([ticketId]), (loaded) => loaded[0]!)
 
-    const append = (writes: ReadonlyArray<TicketWrite>, options: WriteOptions) =>
-      Effect.gen(function* () {
-        const appends = writes.map((write) => streamAppendOf(write, options))
-        const folds = new Map<string, TicketFold>()
-        for (const write of writes) if (isFold(write.before)) folds.set(ticketStreamId(write.ticketId), write.before)
-        // Always inside `transaction` (the pipeline's unit of work): no savepoint of the event store's own.
-        const results = yield* events.append(appends, { folds }, { inTransaction: true })
-        writes.forEach((write, i) => {
-          const appended = appends[i]!.events
-          const last = appended[appended.length - 1]
-          const streamId = ticketStreamId(write.ticketId)
-          if (last === undefined || !isFold(write.before)) {
-            cache.delete(streamId)
-            return
-          }
-          const version = results[i]!.version
-          // Trusted by the next load only if this transaction commits (its last event is then the stream's).
-          remember(streamId, {
-            state: write.after,
-            version,
-            waitingSince: waitingSinceOf(write.before.waitingSince, write.events),
-            snapshotVersion: snapshotVersionAfter(write.before.snapshotVersion, version),
-            lastEventId: last.eventId
+      const append = (writes: ReadonlyArray<TicketWrite>, options: WriteOptions) =>
+        Effect.gen(function* () {
+          const appends = writes.map((write) => streamAppendOf(write, options))
+          const folds = new Map<string, TicketFold>()
+          for (const write of writes) if (isFold(write.before)) folds.set(ticketStreamId(write.ticketId), write.before)
+          // Always inside `transaction` (the pipeline's unit of work): no savepoint of the event store's own.
+          const results = yield* events.append(appends, { folds }, { inTransaction: true })
+          writes.forEach((write, i) => {
+            const appended = appends[i]!.events
+            const last = appended[appended.length - 1]
+            const streamId = ticketStreamId(write.ticketId)
+            if (last === undefined || !isFold(write.before)) {
+              cache.delete(streamId)
+              return
+            }
+            const version = results[i]!.version
+            // Trusted by the next load only if this transaction commits (its last event is then the stream's).
+            remember(streamId, {
+              state: write.after,
+              version,
+              waitingSince: waitingSinceOf(write.before.waitingSince, write.events),
+              snapshotVersion: snapshotVersionAfter(write.before.snapshotVersion, version),
+              lastEventId: last.eventId
+            })
           })
-        })
-        return results
-      }).pipe(Effect.withSpan("PostgresTicketStore.append"))
+          return results
+        }).pipe(Effect.withSpan("PostgresTicketStore.append"))
 
-    const transaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-      sql
-        .withTransaction(self)
-        .pipe(
-          Effect.catchIf(
-            (error): error is Extract<E | SqlError.SqlError, SqlError.SqlError> => error instanceof SqlError.SqlError,
-            Effect.die
-          )
-        ) as Effect.Effect<A, E, R>
+      const transaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+        sql
+          .withTransaction(self)
+          .pipe(
+            Effect.catchIf(
+              (error): error is Extract<E | SqlError.SqlError, SqlError.SqlError> => error instanceof SqlError.SqlError,
+              Effect.die
+            )
+          ) as Effect.Effect<A, E, R>
 
-    /** Forgets every fold kept in memory (tests; after restoring a database). */
-    const forget = Effect.sync(() => cache.clear())
+      /** Forgets every fold kept in memory (tests; after restoring a database). */
+      const forget = Effect.sync(() => cache.clear())
 
-    return { load, loadMany, append, transaction, forget } as const
-  })
-}) {}
+      return { load, loadMany, append, transaction, forget } as const
+    })
+  }
+) {}
 
 /**
  * The domain's {@link TicketStore}, served by {@link PostgresTicketStore} (which it also provides), on the

@@ -36,6 +36,7 @@ const OUR_MESSAGE_ID = /^<ticket-([1-9][0-9]{0,17})(?:\.([1-9][0-9]{0,17}))?@([^
  * Message-IDs are the outbox rows' (`hd_outbox.rfc_message_id`) and `<ticket-{id}…@{organization domain}>`.
  */
 export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/http/InboundMail/InboundRouting", {
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const domain = yield* Config.string("INBOX_EMAIL_DOMAIN").pipe(

@@ -27,6 +27,8 @@ interface DueBreach {
  * version); one that claims meanwhile skips the locked row.
  */
 export class SlaBreachTimer extends Effect.Service<SlaBreachTimer>()("@helpdesk/http/Sla/SlaBreachTimer", {
+  // Its `TicketStore` is the service's (`PostgresTicketStore`), whose inline projections are chosen where it is built.
+  dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const store = yield* TicketStore

@@ -26,7 +26,7 @@ const newestFirst = Ordering.fixed("id DESC")
  * A webhook delivers the events committed from about its creation (or its re-activation) on: its reader's
  * checkpoint is set to the end of the global log then.
  */
-export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhooks", {
+export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhooks/Webhooks", {
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
 import * as PgPool from "../../src/Database/PgPool.js"
-import { ServicesLive } from "../../src/Server.js"
+import { ServicesLive } from "../../src/Services.js"
 import { freshDatabase, usesRealPostgres } from "./TestDatabase.js"
 
 const cli = fileURLToPath(new URL("../../src/cli.ts", import.meta.url))

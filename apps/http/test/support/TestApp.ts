@@ -2,7 +2,8 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { createHttpServer } from "../../src/Http/ParserErrors.js"
-import { HttpAppLive, ServicesLive } from "../../src/Server.js"
+import { HttpAppLive } from "../../src/Server.js"
+import { ServicesLive } from "../../src/Services.js"
 import { TestDatabaseLive, testDatabaseLive } from "./TestDatabase.js"
 
 /** The running app under test: its base URL (a real server on a free port of 127.0.0.1). */
