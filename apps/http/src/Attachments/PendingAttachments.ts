@@ -68,10 +68,9 @@ export const callerKey = (caller: Caller): string =>
 export class PendingAttachments extends Effect.Service<PendingAttachments>()(
   "@helpdesk/http/Attachments/PendingAttachments",
   {
-    dependencies: [BlobStoreLive],
     effect: Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const blobs = yield* BlobStore
+      const sql = yield* SqlClient.SqlClient
       const pendingTtl = yield* Config.duration("PENDING_ATTACHMENT_TTL").pipe(Config.withDefault(Duration.hours(24)))
       const linkTtl = yield* Config.duration("ATTACHMENT_URL_TTL").pipe(Config.withDefault(Duration.hours(1)))
       const configuredSecret = yield* Config.option(Config.redacted("ATTACHMENT_URL_SECRET"))
@@ -284,7 +283,8 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
         reapExpired,
         sweepAbandonedWrites
       } as const
-    })
+    }),
+    dependencies: [BlobStoreLive]
   }
 ) {}
 

@@ -74,6 +74,7 @@ const isFold = (loaded: LoadedTicket): loaded is LoadedFold => "snapshotVersion"
 export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
   "@helpdesk/http/EventStore/PostgresTicketStore",
   {
+    // The port and the store beside it; their inline projections are chosen where this is built.
     dependencies: [PostgresEventStoreLive],
     effect: Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
