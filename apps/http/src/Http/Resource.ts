@@ -251,8 +251,11 @@ export interface Binding<
   }
   /** The id a path segment names, or undefined (404). */
   readonly parseId: (segment: string) => Id | undefined
-  /** The repository's list filters from the request's query parameters (checked before the ordering). */
-  readonly filters: (urlParams: UrlParams) => Effect.Effect<Query, ValidationError>
+  /**
+   * The repository's list filters from the request's query parameters (checked before the ordering); they may
+   * read the `CurrentCaller` (e.g. to list only what the caller sees).
+   */
+  readonly filters: (urlParams: UrlParams) => Effect.Effect<Query, ValidationError, CurrentCaller>
   /** The wire error of a refused write (404 or 400, or another the feature's group declares, such as 409). */
   readonly writeError: (error: E) => WE
   /**

@@ -1,66 +1,65 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import { Wire } from "../Http/Errors.js"
-import * as Pagination from "../Http/Pagination.js"
-import { OrganizationId, OrganizationPath } from "../Http/PathParams.js"
+import * as Resource from "../Http/Resource.js"
 import { PresetFilter, PresetFilterCreate, PresetFilterUpdate } from "./PresetFilter.js"
-import { PresetFilterOrdering } from "./PresetFilters.js"
-
-const FilterPath = Schema.Struct({
-  organization_id: OrganizationId,
-  filter_id: Schema.String.annotations({ jsonSchema: { type: "string", format: "uuid" } })
-})
+import { PresetFilterOrdering, type StoredPresetFilter } from "./PresetFilters.js"
 
 const visibilityRules =
   "Visibility: `personal` filters are seen only by their creator (to anyone else they do not exist: 404); `organization` filters by everyone in the organization. Integration tokens see organization-shared filters only."
 
-/** `/organizations/{organization_id}/custom-preset-filters/`: saved ticket filters. */
-export class PresetFiltersApi extends HttpApiGroup.make("presetFilters")
-  .add(
-    HttpApiEndpoint.get("list", "/organizations/:organization_id/custom-preset-filters/")
-      .setPath(OrganizationPath)
-      .setUrlParams(Schema.Struct({ ...PresetFilterOrdering.params, ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(PresetFilter))
-      .annotate(OpenApi.Summary, "List the preset filters the caller sees")
-      .annotate(OpenApi.Description, `${visibilityRules} Ordered by \`position\`, then creation, by default.`)
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/organizations/:organization_id/custom-preset-filters/")
-      .setPath(OrganizationPath)
-      .setPayload(PresetFilterCreate)
-      .addSuccess(PresetFilter, { status: 201 })
-      .annotate(OpenApi.Summary, "Create a preset filter")
-      .annotate(
-        OpenApi.Description,
+/** The wire form of a stored filter. */
+export const toPresetFilter = (filter: StoredPresetFilter): PresetFilter => ({
+  id: filter.id,
+  name: filter.name,
+  criteria: filter.criteria,
+  created_by: filter.createdBy,
+  created_at: filter.createdAt,
+  updated_at: filter.updatedAt,
+  position: filter.position,
+  display_count: filter.displayCount,
+  group_by_priority: filter.groupByPriority,
+  visibility: filter.visibility
+})
+
+/**
+ * Custom preset filters as a directory resource: `/organizations/{organization_id}/custom-preset-filters/{filter_id}/`,
+ * each caller seeing only the filters visible to them (decision 0600).
+ */
+export const PresetFilterResource = Resource.make({
+  segment: "custom-preset-filters",
+  idParam: "filter_id",
+  idSchema: Schema.String.annotations({ jsonSchema: { type: "string", format: "uuid" } }),
+  item: PresetFilter,
+  create: PresetFilterCreate,
+  update: PresetFilterUpdate,
+  filters: {},
+  ordering: PresetFilterOrdering,
+  toWire: toPresetFilter,
+  docs: {
+    list: {
+      summary: "List the preset filters the caller sees",
+      description: `${visibilityRules} Ordered by \`position\`, then creation, by default.`
+    },
+    create: {
+      summary: "Create a preset filter",
+      description:
         'Any member may create `personal` filters (the default for people); `organization` filters need an owner, admin or integration token (the default for tokens, which cannot create personal ones: 400 on `visibility`). Invalid criteria are 400 with nested field errors, e.g. `{"criteria":{"statuses":["…"]}}`. Answers 201 with a `Location` header; `created_by` is null for integration tokens.'
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("get", "/organizations/:organization_id/custom-preset-filters/:filter_id/")
-      .setPath(FilterPath)
-      .addSuccess(PresetFilter)
-      .annotate(OpenApi.Summary, "Read a preset filter")
-      .annotate(OpenApi.Description, visibilityRules)
-  )
-  .add(
-    HttpApiEndpoint.patch("update", "/organizations/:organization_id/custom-preset-filters/:filter_id/")
-      .setPath(FilterPath)
-      .setPayload(PresetFilterUpdate)
-      .addSuccess(PresetFilter)
-      .annotate(OpenApi.Summary, "Change a preset filter")
-      .annotate(
-        OpenApi.Description,
+    },
+    get: { summary: "Read a preset filter", description: visibilityRules },
+    update: {
+      summary: "Change a preset filter",
+      description:
         "Personal filters: only their creator. Organization filters: owners, admins and integration tokens (members get 403). Only the creator may switch a shared filter to `personal`; switching to `organization` needs an owner or admin."
-      )
-  )
-  .add(
-    HttpApiEndpoint.del("delete", "/organizations/:organization_id/custom-preset-filters/:filter_id/")
-      .setPath(FilterPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Summary, "Delete a preset filter")
-      .annotate(OpenApi.Description, "Same permissions as changing it. Answers 204.")
-  )
+    },
+    delete: { summary: "Delete a preset filter", description: "Same permissions as changing it. Answers 204." }
+  }
+})
+
+/** `/organizations/{organization_id}/custom-preset-filters/`: saved ticket filters. */
+export class PresetFiltersApi extends Resource.group("presetFilters", PresetFilterResource)
+  .add(Resource.endpoints(PresetFilterResource).delete)
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)
   .annotate(OpenApi.Title, "Custom preset filters") {}

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { BigInt8, Timestamptz } from "../Database/Columns.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { type Criteria, EMPTY_CRITERIA, fromStored } from "./Criteria.js"
-import type { PresetFilter, Visibility } from "./PresetFilter.js"
+import { VISIBILITIES, type Visibility } from "./PresetFilter.js"
 
 /**
  * Who is looking at filters: a person (who also sees their own personal filters) or an integration token (which
@@ -67,32 +68,36 @@ export const PresetFilterOrdering = Ordering.make({
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-interface FilterRow {
-  readonly id: string
-  readonly organizationId: string
-  readonly name: string
-  readonly criteria: unknown
-  readonly visibility: Visibility
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly position: number
-  readonly displayCount: boolean
-  readonly groupByPriority: boolean
-  readonly creatorId: string | null
-  readonly creatorEmail: string | null
-  readonly creatorName: string | null
-}
+/** The filter id a path segment names (lowercase), or undefined when it is not a UUID. */
+export const parseFilterId = (segment: string): string | undefined =>
+  UUID.test(segment) ? segment.toLowerCase() : undefined
 
-const toStored = (row: FilterRow): StoredPresetFilter => ({
+/** A `preset_filters` row joined with its creator, as the `pg` driver reads it. */
+const FilterRow = Schema.Struct({
+  id: Schema.String,
+  organizationId: BigInt8,
+  name: Schema.String,
+  // Normalized by `fromStored`: criteria saved before a criterion existed lack it.
+  criteria: Schema.Unknown,
+  visibility: Schema.Literal(...VISIBILITIES),
+  createdAt: Timestamptz,
+  updatedAt: Timestamptz,
+  position: Schema.Int,
+  displayCount: Schema.Boolean,
+  groupByPriority: Schema.Boolean,
+  creatorId: Schema.NullOr(BigInt8),
+  creatorEmail: Schema.NullOr(Schema.String),
+  creatorName: Schema.NullOr(Schema.String)
+})
+
+const toStored = (row: typeof FilterRow.Type): StoredPresetFilter => ({
   id: row.id.toLowerCase(),
-  organizationId: Number(row.organizationId),
+  organizationId: row.organizationId,
   name: row.name,
   criteria: fromStored(row.criteria),
   visibility: row.visibility,
   createdBy:
-    row.creatorId === null
-      ? null
-      : { id: Number(row.creatorId), email: row.creatorEmail ?? "", name: row.creatorName ?? "" },
+    row.creatorId === null ? null : { id: row.creatorId, email: row.creatorEmail ?? "", name: row.creatorName ?? "" },
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
   position: row.position,
@@ -100,19 +105,10 @@ const toStored = (row: FilterRow): StoredPresetFilter => ({
   groupByPriority: row.groupByPriority
 })
 
-/** The wire representation of a stored filter. */
-export const toPresetFilter = (filter: StoredPresetFilter): PresetFilter => ({
-  id: filter.id,
-  name: filter.name,
-  criteria: filter.criteria,
-  created_by: filter.createdBy,
-  created_at: filter.createdAt,
-  updated_at: filter.updatedAt,
-  position: filter.position,
-  display_count: filter.displayCount,
-  group_by_priority: filter.groupByPriority,
-  visibility: filter.visibility
-})
+const decodeFilters = (rows: ReadonlyArray<unknown>) =>
+  Effect.map(Schema.decodeUnknown(Schema.Array(FilterRow))(rows), (decoded) => decoded.map(toStored))
+
+const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: BigInt8 })))
 
 /**
  * Custom preset filters of organizations: storage and the visibility rule. Every query is scoped to an
@@ -146,7 +142,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
         select,
         where,
         ordering: options.ordering,
-        decode: toStored
+        decode: (row) => toStored(Schema.decodeUnknownSync(FilterRow)(row))
       })
     }
 
@@ -160,20 +156,21 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
       viewer: FilterViewer,
       id: string
     ): Effect.Effect<StoredPresetFilter, PresetFilterNotFound> =>
-      UUID.test(id)
-        ? sql<FilterRow>`${select} WHERE f.id = ${id.toLowerCase()} AND ${visibleTo(organizationId, viewer)}`.pipe(
+      parseFilterId(id) === undefined
+        ? Effect.fail(new PresetFilterNotFound({ id }))
+        : sql`${select} WHERE f.id = ${id.toLowerCase()} AND ${visibleTo(organizationId, viewer)}`.pipe(
+            Effect.flatMap(decodeFilters),
             Effect.orDie,
-            Effect.flatMap((rows) =>
-              rows[0] === undefined ? Effect.fail(new PresetFilterNotFound({ id })) : Effect.succeed(toStored(rows[0]))
+            Effect.flatMap(([filter]) =>
+              filter === undefined ? Effect.fail(new PresetFilterNotFound({ id })) : Effect.succeed(filter)
             ),
             Effect.withSpan("PresetFilters.findVisible")
           )
-        : Effect.fail(new PresetFilterNotFound({ id }))
 
     const byId = (id: string) =>
-      sql<FilterRow>`${select} WHERE f.id = ${id}`.pipe(
-        Effect.map((rows) => toStored(rows[0]!)),
-        Effect.orDie
+      sql`${select} WHERE f.id = ${id}`.pipe(
+        Effect.flatMap(decodeFilters),
+        Effect.map((filters) => filters[0]!)
       )
 
     /** Stores a new filter; without a position it goes after the organization's last one. */
@@ -219,11 +216,14 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
     // Which of the ids a query finds (the statement is only built for a non-empty list).
     const existing = (
       ids: ReadonlyArray<number>,
-      query: () => Effect.Effect<ReadonlyArray<{ readonly id: string }>, unknown>
+      query: () => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
     ) =>
       ids.length === 0
         ? Effect.succeed(new Set<number>())
-        : Effect.map(query(), (rows) => new Set(rows.map((r) => Number(r.id))))
+        : query().pipe(
+            Effect.flatMap(decodeIds),
+            Effect.map((rows) => new Set(rows.map((row) => row.id)))
+          )
 
     /**
      * The criteria's references that are not objects of the organization: inbox ids that are not its inboxes and
@@ -234,12 +234,12 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
       Effect.gen(function* () {
         const inboxes = yield* existing(
           criteria.inbox_ids,
-          () => sql<{ readonly id: string }>`SELECT id FROM inboxes
+          () => sql`SELECT id FROM inboxes
             WHERE organization_id = ${organizationId} AND id IN ${sql.in(criteria.inbox_ids)}`
         )
         const members = yield* existing(
           criteria.assignee_ids,
-          () => sql<{ readonly id: string }>`SELECT user_id AS id FROM memberships
+          () => sql`SELECT user_id AS id FROM memberships
             WHERE organization_id = ${organizationId} AND user_id IN ${sql.in(criteria.assignee_ids)}`
         )
         const errors: Record<string, ReadonlyArray<string>> = {}
