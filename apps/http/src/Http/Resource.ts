@@ -1,9 +1,17 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, type HttpServerRequest, OpenApi } from "@effect/platform"
+import {
+  type HttpApiBuilder,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiSchema,
+  type HttpServerRequest,
+  OpenApi
+} from "@effect/platform"
 import { Effect, Schema } from "effect"
 import type { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, type OrganizationScope } from "../Auth/OrganizationAccess.js"
 import type { Action } from "../Auth/Permissions.js"
-import { NotFound, type PermissionDenied, type ValidationError } from "./Errors.js"
+import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import { NotFound, type PermissionDenied, type ValidationError, Wire } from "./Errors.js"
 import type * as Ordering from "./Ordering.js"
 import * as Pagination from "./Pagination.js"
 import { OrganizationId, OrganizationPath } from "./PathParams.js"
@@ -214,6 +222,37 @@ export const group = <
 }
 
 /**
+ * A group named `id` with all five endpoints of the resource, behind the service's authentication, answering 403
+ * where the role may not act, tagged `title` in OpenAPI; add the feature's other endpoints to it.
+ */
+export const fullGroup = <
+  const Id extends string,
+  Segment extends string,
+  IdParam extends string,
+  A,
+  I,
+  C,
+  CI,
+  U,
+  UI,
+  Filters extends Record<string, ReturnType<typeof Query.param>>,
+  M,
+  R,
+  RI,
+  CM,
+  N extends Names
+>(
+  id: Id,
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>,
+  title: string
+) =>
+  group(id, spec)
+    .add(endpoints(spec).delete)
+    .addError(Wire.PermissionDenied)
+    .middleware(ServiceAuth)
+    .annotate(OpenApi.Title, title)
+
+/**
  * The storage a resource's handlers need, scoped by the organization's internal id. Its effects may read the
  * `CurrentCaller` (e.g. to show each caller only what they may see). `M` is the stored model, `CM` what `create`
  * returns (the model by default).
@@ -394,3 +433,37 @@ export const handlers = <
 
     return { list, create, get, update, delete: remove, existing } as const
   })
+
+/** The names of a resource's five endpoints. */
+type FiveNames = "list" | "create" | "get" | "update" | "delete"
+
+/** A resource's five handlers, as {@link handlers} makes them. */
+export type FiveHandlers = {
+  readonly [K in FiveNames]: (input: never) => Effect.Effect<unknown, unknown, CurrentCaller>
+}
+
+/**
+ * Registers a resource's five handlers on its group's `handlers` under the default endpoint names: `handle` for
+ * list and get, `handleRaw` for the writes (they read their own body). The endpoints and the handlers are made
+ * from the same spec, so they agree by construction; add the group's other handlers to the result.
+ */
+export const handleAll = <E, Provides, R, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any>(
+  group: HttpApiBuilder.Handlers<E, Provides, R, Endpoints>,
+  resource: FiveHandlers
+): HttpApiBuilder.Handlers<E, Provides, R, HttpApiEndpoint.HttpApiEndpoint.ExcludeName<Endpoints, FiveNames>> => {
+  type Untyped = {
+    readonly handle: (name: FiveNames, handler: FiveHandlers[FiveNames]) => Untyped
+    readonly handleRaw: (name: FiveNames, handler: FiveHandlers[FiveNames]) => Untyped
+  }
+  return (group as unknown as Untyped)
+    .handle("list", resource.list)
+    .handleRaw("create", resource.create)
+    .handle("get", resource.get)
+    .handleRaw("update", resource.update)
+    .handleRaw("delete", resource.delete) as unknown as HttpApiBuilder.Handlers<
+    E,
+    Provides,
+    R,
+    HttpApiEndpoint.HttpApiEndpoint.ExcludeName<Endpoints, FiveNames>
+  >
+}

@@ -1,7 +1,4 @@
-import { OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
-import { Wire } from "../Http/Errors.js"
 import * as Resource from "../Http/Resource.js"
 import { PresetFilter, PresetFilterCreate, PresetFilterUpdate } from "./PresetFilter.js"
 import { PresetFilterOrdering, type StoredPresetFilter } from "./PresetFilters.js"
@@ -58,8 +55,8 @@ export const PresetFilterResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/custom-preset-filters/`: saved ticket filters. */
-export class PresetFiltersApi extends Resource.group("presetFilters", PresetFilterResource)
-  .add(Resource.endpoints(PresetFilterResource).delete)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Custom preset filters") {}
+export class PresetFiltersApi extends Resource.fullGroup(
+  "presetFilters",
+  PresetFilterResource,
+  "Custom preset filters"
+) {}

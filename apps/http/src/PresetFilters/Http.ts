@@ -86,11 +86,6 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
         remove: filters.remove
       }
     })
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
-      .handleRaw("delete", resource.delete)
+    return Resource.handleAll(handlers, resource)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, PresetFilters.Default]))

@@ -1,6 +1,3 @@
-import { OpenApi } from "@effect/platform"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
-import { Wire } from "../Http/Errors.js"
 import { IntegerId } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { SlaPolicyOrdering } from "./SlaPolicies.js"
@@ -57,8 +54,4 @@ export const SlaPolicyResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/sla-policies/`: SLA policies of an organization (decision 0503). */
-export class SlaPoliciesApi extends Resource.group("slaPolicies", SlaPolicyResource)
-  .add(Resource.endpoints(SlaPolicyResource).delete)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "SLA policies") {}
+export class SlaPoliciesApi extends Resource.fullGroup("slaPolicies", SlaPolicyResource, "SLA policies") {}

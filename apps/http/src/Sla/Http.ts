@@ -18,11 +18,6 @@ export const SlaPoliciesLive = HttpApiBuilder.group(Api, "slaPolicies", (handler
       writeError: () => new NotFound(),
       repository: yield* SlaPolicies
     })
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
-      .handleRaw("delete", resource.delete)
+    return Resource.handleAll(handlers, resource)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, SlaPolicies.Default]))

@@ -1,7 +1,5 @@
 import { HttpApiEndpoint, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
-import { Wire } from "../Http/Errors.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { IntegerId, OrganizationId } from "../Http/PathParams.js"
@@ -86,8 +84,7 @@ export const WebhookResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/webhooks/`: signed deliveries of the organization's ticket events. */
-export class WebhooksApi extends Resource.group("webhooks", WebhookResource)
-  .add(Resource.endpoints(WebhookResource).delete)
+export class WebhooksApi extends Resource.fullGroup("webhooks", WebhookResource, "Webhooks")
   .add(
     HttpApiEndpoint.post("rotateSecret", "/organizations/:organization_id/webhooks/:webhook_id/rotate-secret/")
       .setPath(WebhookPath)
@@ -108,7 +105,4 @@ export class WebhooksApi extends Resource.group("webhooks", WebhookResource)
         OpenApi.Description,
         "Its delivery attempts, newest first: event, attempt number, HTTP status, latency, error. Kept 7 days."
       )
-  )
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Webhooks") {}
+  ) {}

@@ -34,12 +34,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
         return { scope, webhook: yield* resource.existing(scope.organizationId, path.webhook_id) }
       })
 
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
-      .handleRaw("delete", resource.delete)
+    return Resource.handleAll(handlers, resource)
       .handle("rotateSecret", ({ path }) =>
         Effect.gen(function* () {
           const { scope, webhook } = yield* managed(path)
