@@ -1,5 +1,7 @@
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Cause, Effect, Either, Exit, Layer, Option } from "effect"
+import { UndecodableRow } from "../src/Database/Rows.js"
 import { Inboxes, PROVISIONED_INBOX } from "../src/Inboxes/Inboxes.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServicesLive } from "../src/Services.js"
@@ -21,12 +23,12 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
       const org = yield* Fixtures.organization()
       const id = org.organization.id
       const first = yield* inboxes.create(id, inbox("First", "first", { is_default: false }))
-      assert.isTrue(first.is_default)
+      assert.isTrue(first.isDefault)
       const second = yield* inboxes.create(id, inbox("Second", "second"))
-      assert.isFalse(second.is_default)
+      assert.isFalse(second.isDefault)
       const third = yield* inboxes.create(id, inbox("Third", "third", { is_default: true }))
-      assert.isTrue(third.is_default)
-      assert.isFalse((yield* inboxes.findById(id, first.id))!.is_default)
+      assert.isTrue(third.isDefault)
+      assert.isFalse((yield* inboxes.findById(id, first.id))!.isDefault)
       assert.strictEqual((yield* inboxes.defaultFor(id)).id, third.id)
     })
   )
@@ -39,13 +41,13 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
       const a = yield* inboxes.create(id, inbox("A", "a"))
       const b = yield* inboxes.create(id, inbox("B", "b"))
       const moved = yield* inboxes.update(id, b.id, { is_default: true })
-      assert.isTrue(moved.is_default)
-      assert.isFalse((yield* inboxes.findById(id, a.id))!.is_default)
+      assert.isTrue(moved.isDefault)
+      assert.isFalse((yield* inboxes.findById(id, a.id))!.isDefault)
       const refused = yield* Effect.either(inboxes.update(id, b.id, { is_default: false }))
       assert.isTrue(Either.isLeft(refused) && refused.left._tag === "DefaultInboxRequired")
       // Saying false on an inbox that is not the default changes nothing.
       const unchanged = yield* inboxes.update(id, a.id, { is_default: false, name: "A2" })
-      assert.isFalse(unchanged.is_default)
+      assert.isFalse(unchanged.isDefault)
       assert.strictEqual(unchanged.name, "A2")
       assert.strictEqual((yield* inboxes.defaultFor(id)).id, b.id)
     })
@@ -62,7 +64,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
         concurrency: "unbounded"
       })
       const all = yield* Effect.forEach(created, (i) => inboxes.findById(id, i.id))
-      assert.strictEqual(all.filter((i) => i!.is_default).length, 1)
+      assert.strictEqual(all.filter((i) => i!.isDefault).length, 1)
     })
   )
 
@@ -78,11 +80,11 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
       assert.strictEqual(new Set(results.map((i) => i.id)).size, 1)
       const provisioned = results[0]!
       assert.strictEqual(provisioned.name, PROVISIONED_INBOX.name)
-      assert.strictEqual(provisioned.email_prefix, PROVISIONED_INBOX.emailPrefix)
-      assert.isTrue(provisioned.is_default)
+      assert.strictEqual(provisioned.emailPrefix, PROVISIONED_INBOX.emailPrefix)
+      assert.isTrue(provisioned.isDefault)
       // A later inbox is not the default: the provisioned one was first.
       const later = yield* inboxes.create(id, inbox("Sales", "sales"))
-      assert.isFalse(later.is_default)
+      assert.isFalse(later.isDefault)
     })
   )
 
@@ -92,14 +94,14 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
       const org = yield* Fixtures.organization("Acme")
       const other = yield* Fixtures.organization("Other")
       const created = yield* inboxes.create(org.organization.id, inbox("Help", "help"))
-      assert.strictEqual(created.inbox_email_address, `help@${org.organization.public_id}.helpdesk.localhost`)
+      assert.strictEqual(created.emailAddress, `help@${org.organization.public_id}.helpdesk.localhost`)
       const taken = yield* Effect.either(inboxes.create(org.organization.id, inbox("Help 2", "help")))
       assert.isTrue(Either.isLeft(taken) && taken.left._tag === "EmailPrefixTaken")
       const renamed = yield* inboxes.create(org.organization.id, inbox("Help 3", "help3"))
       const clash = yield* Effect.either(inboxes.update(org.organization.id, renamed.id, { email_prefix: "help" }))
       assert.isTrue(Either.isLeft(clash) && clash.left._tag === "EmailPrefixTaken")
       const elsewhere = yield* inboxes.create(other.organization.id, inbox("Help", "help"))
-      assert.strictEqual(elsewhere.email_prefix, "help")
+      assert.strictEqual(elsewhere.emailPrefix, "help")
       assert.isUndefined(yield* inboxes.findById(other.organization.id, created.id))
     })
   )
@@ -112,19 +114,34 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
       const id = org.organization.id
       yield* organizations.update(id, { customer_max_inactivity_period: 30, customer_inactivity_reminder_period: 7 })
       const created = yield* inboxes.create(id, inbox("Main", "main"))
-      assert.strictEqual(created.customer_max_inactivity_period, 30)
-      assert.strictEqual(created.customer_inactivity_reminder_period, 7)
-      assert.isTrue(created.customer_max_inactivity_period_inherited)
+      assert.strictEqual(created.customerMaxInactivityPeriod, 30)
+      assert.strictEqual(created.customerInactivityReminderPeriod, 7)
+      assert.isTrue(created.customerMaxInactivityPeriodInherited)
       const own = yield* inboxes.update(id, created.id, { customer_max_inactivity_period: 0 })
-      assert.strictEqual(own.customer_max_inactivity_period, 0)
-      assert.isFalse(own.customer_max_inactivity_period_inherited)
+      assert.strictEqual(own.customerMaxInactivityPeriod, 0)
+      assert.isFalse(own.customerMaxInactivityPeriodInherited)
       yield* organizations.update(id, { customer_max_inactivity_period: 60, customer_inactivity_reminder_period: 10 })
       const after = (yield* inboxes.findById(id, created.id))!
-      assert.strictEqual(after.customer_max_inactivity_period, 0)
-      assert.strictEqual(after.customer_inactivity_reminder_period, 10)
+      assert.strictEqual(after.customerMaxInactivityPeriod, 0)
+      assert.strictEqual(after.customerInactivityReminderPeriod, 10)
       const back = yield* inboxes.update(id, created.id, { customer_max_inactivity_period: null })
-      assert.strictEqual(back.customer_max_inactivity_period, 60)
-      assert.isTrue(back.customer_max_inactivity_period_inherited)
+      assert.strictEqual(back.customerMaxInactivityPeriod, 60)
+      assert.isTrue(back.customerMaxInactivityPeriodInherited)
+    })
+  )
+
+  it.effect("a stored row the code cannot read is a defect naming its table, not a wrong answer", () =>
+    Effect.gen(function* () {
+      const inboxes = yield* Inboxes
+      const sql = yield* SqlClient.SqlClient
+      const org = yield* Fixtures.organization()
+      const created = yield* inboxes.create(org.organization.id, inbox("Odd", "odd"))
+      yield* sql`UPDATE inboxes SET customer_interaction_style = 'robot' WHERE id = ${created.id}`
+      const exit = yield* Effect.exit(inboxes.findById(org.organization.id, created.id))
+      const defect = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined
+      assert.instanceOf(defect, UndecodableRow)
+      assert.strictEqual((defect as UndecodableRow).table, "inboxes")
+      assert.include((defect as UndecodableRow).message, "customerInteractionStyle")
     })
   )
 })

@@ -1,6 +1,7 @@
 import type { HttpServerRequest } from "@effect/platform"
-import type { SqlClient, Statement } from "@effect/sql"
+import { type SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { dieUndecodable } from "../Database/Rows.js"
 import { NotFound, ValidationError } from "./Errors.js"
 import { requestUrl } from "./Links.js"
 import type { Ordering } from "./Ordering.js"
@@ -124,31 +125,44 @@ export interface PagedQuery<A, E = never, R = never> {
 
 /**
  * The count-then-fetch query of a list: `SELECT count(*) FROM {from} WHERE {where}`, then
- * `{select} WHERE {where} ORDER BY … LIMIT … OFFSET …` with each row decoded. Database errors are defects,
- * as in every repository read.
+ * `{select} WHERE {where} ORDER BY … LIMIT … OFFSET …` with each row decoded: by `rows.schema` (a row that does
+ * not decode is a defect naming `rows.table`), or by a `decode` function. Database errors are defects, as in
+ * every repository read.
  * @param from the table (with the alias `where` and the ordering use) for the count
  * @param select the `SELECT … FROM …` of the rows, joins included, without `WHERE`
  */
-export const page = <Row extends object, A>(
+export const page = <Row extends object, A, I = unknown>(
   sql: SqlClient.SqlClient,
   options: {
     readonly from: Statement.Fragment
     readonly select: Statement.Fragment
     readonly where: Statement.Fragment
     readonly ordering: Ordering<string>
-    readonly decode: (row: Row) => A
-  }
-): PagedQuery<A> => ({
-  count: sql<{
-    readonly count: string | number
-  }>`SELECT count(*) AS count FROM ${options.from} WHERE ${options.where}`.pipe(
-    Effect.map((rows) => Number(rows[0]!.count)),
-    Effect.orDie
-  ),
-  fetch: (window) =>
-    sql<Row>`${options.select} WHERE ${options.where}
-      ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-      Effect.map((rows) => rows.map(options.decode)),
+  } & (
+    | { readonly decode: (row: Row) => A }
+    | { readonly rows: { readonly table: string; readonly schema: Schema.Schema<A, I> } }
+  )
+): PagedQuery<A> => {
+  const fetch = (window: Window) =>
+    sql`${options.select} WHERE ${options.where}
+      ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`
+  return {
+    count: sql<{
+      readonly count: string | number
+    }>`SELECT count(*) AS count FROM ${options.from} WHERE ${options.where}`.pipe(
+      Effect.map((rows) => Number(rows[0]!.count)),
       Effect.orDie
-    )
-})
+    ),
+    fetch:
+      "rows" in options
+        ? (window) =>
+            SqlSchema.findAll({ Request: Schema.Void, Result: options.rows.schema, execute: () => fetch(window) })(
+              undefined
+            ).pipe(dieUndecodable(options.rows.table), Effect.orDie)
+        : (window) =>
+            fetch(window).pipe(
+              Effect.map((rows) => (rows as ReadonlyArray<object> as ReadonlyArray<Row>).map(options.decode)),
+              Effect.orDie
+            )
+  }
+}

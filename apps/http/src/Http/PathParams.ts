@@ -17,3 +17,11 @@ export const IntegerId = Schema.String.annotations({ jsonSchema: { type: "intege
 /** The integer an id path segment names, or undefined (answer 404) when it is not a positive integer. */
 export const parseIntegerId = (segment: string): number | undefined =>
   /^[1-9]\d{0,15}$/.test(segment) && Number.isSafeInteger(Number(segment)) ? Number(segment) : undefined
+
+/** {@link parseIntegerId} for a typed id: the id a path segment names, branded by `make`, or undefined. */
+export const parseIntegerIdAs =
+  <Id>(make: (id: number) => Id) =>
+  (segment: string): Id | undefined => {
+    const id = parseIntegerId(segment)
+    return id === undefined ? undefined : make(id)
+  }

@@ -1,17 +1,92 @@
 import { OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import { Wire } from "../Http/Errors.js"
 import { IntegerId } from "../Http/PathParams.js"
+import { Timestamp } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
-import { Inbox, InboxCreate, InboxUpdate } from "./Inbox.js"
+import { CUSTOMER_INTERACTION_STYLES, type Inbox, InboxCreate, InboxUpdate, periodDescription } from "./Inbox.js"
 import { InboxOrdering } from "./Inboxes.js"
+
+/**
+ * A channel connection of an inbox (a mailbox, a messaging account). None are modelled yet, so every inbox
+ * shows an empty list; the schema documents the shape clients will get (docs/decisions/0551-inboxes.md).
+ */
+export const ChannelConnection = Schema.Struct({
+  id: Schema.Int,
+  type: Schema.String,
+  external_identifier: Schema.String,
+  is_enabled: Schema.Boolean,
+  status: Schema.String,
+  token_expires_at: Schema.NullOr(Timestamp),
+  config: Schema.Struct({ auto_reply_template: Schema.String })
+}).annotations({ identifier: "ChannelConnection" })
+
+/** An inbox as the API shows it. */
+export const InboxWire = Schema.Struct({
+  id: Schema.Int,
+  name: Schema.String,
+  email_prefix: Schema.String,
+  inbox_email_address: Schema.String.annotations({
+    description: "`{email_prefix}@{organization public_id}.{INBOX_EMAIL_DOMAIN}`: where customers write to this inbox."
+  }),
+  channel_connections: Schema.Array(ChannelConnection),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  is_default: Schema.Boolean.annotations({
+    description: "Exactly one inbox of an organization is the default; tickets created without `inbox_id` go there."
+  }),
+  auto_reply_during_enabled: Schema.Boolean,
+  auto_reply_outside_enabled: Schema.Boolean,
+  auto_reply_during_template: Schema.String,
+  auto_reply_outside_template: Schema.String,
+  enable_inactivity_reminders: Schema.Boolean,
+  enable_auto_close_inactive_tickets: Schema.Boolean,
+  customer_max_inactivity_period: Schema.Int.annotations({ description: periodDescription }),
+  customer_inactivity_reminder_period: Schema.Int.annotations({ description: periodDescription }),
+  customer_max_inactivity_period_inherited: Schema.Boolean.annotations({
+    description: "True when `customer_max_inactivity_period` is the organization's (the inbox sets none)."
+  }),
+  customer_inactivity_reminder_period_inherited: Schema.Boolean.annotations({
+    description: "True when `customer_inactivity_reminder_period` is the organization's (the inbox sets none)."
+  }),
+  signature: Schema.String,
+  email_from_name: Schema.String,
+  customer_interaction_style: Schema.Literal(...CUSTOMER_INTERACTION_STYLES)
+}).annotations({ identifier: "Inbox" })
+
+/** An inbox on the wire. */
+export const inboxWire = (inbox: Inbox): typeof InboxWire.Type => ({
+  id: inbox.id,
+  name: inbox.name,
+  email_prefix: inbox.emailPrefix,
+  inbox_email_address: inbox.emailAddress,
+  channel_connections: [],
+  created_at: inbox.createdAt,
+  updated_at: inbox.updatedAt,
+  is_default: inbox.isDefault,
+  auto_reply_during_enabled: inbox.autoReplyDuringEnabled,
+  auto_reply_outside_enabled: inbox.autoReplyOutsideEnabled,
+  auto_reply_during_template: inbox.autoReplyDuringTemplate,
+  auto_reply_outside_template: inbox.autoReplyOutsideTemplate,
+  enable_inactivity_reminders: inbox.enableInactivityReminders,
+  enable_auto_close_inactive_tickets: inbox.enableAutoCloseInactiveTickets,
+  customer_max_inactivity_period: inbox.customerMaxInactivityPeriod,
+  customer_inactivity_reminder_period: inbox.customerInactivityReminderPeriod,
+  customer_max_inactivity_period_inherited: inbox.customerMaxInactivityPeriodInherited,
+  customer_inactivity_reminder_period_inherited: inbox.customerInactivityReminderPeriodInherited,
+  signature: inbox.signature,
+  email_from_name: inbox.emailFromName,
+  customer_interaction_style: inbox.customerInteractionStyle
+})
 
 /** Inboxes as a directory resource: `/organizations/{organization_id}/inboxes/{pk}/` (never deleted). */
 export const InboxResource = Resource.make({
   segment: "inboxes",
   idParam: "pk",
   idSchema: IntegerId,
-  item: Inbox,
+  item: InboxWire,
+  toWire: inboxWire,
   create: InboxCreate,
   update: InboxUpdate,
   filters: {},

@@ -3,9 +3,10 @@ import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
-import { parseIntegerId } from "../Http/PathParams.js"
+import { parseIntegerIdAs } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { InboxResource } from "./Api.js"
+import { InboxId } from "./Inbox.js"
 import type { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./InboxErrors.js"
 import { Inboxes } from "./Inboxes.js"
 
@@ -32,7 +33,7 @@ export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
     const inboxes = yield* Inboxes
     const resource = yield* Resource.handlers(InboxResource, {
       permissions: { read: "inboxes.read", write: "inboxes.write" },
-      parseId: parseIntegerId,
+      parseId: parseIntegerIdAs(InboxId.make),
       filters: () => Effect.succeed({}),
       writeError: inboxWriteError,
       repository: inboxes

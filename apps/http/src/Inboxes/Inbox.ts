@@ -1,7 +1,6 @@
 import { Schema } from "effect"
 import { AUTO_REPLY_PLACEHOLDERS, unknownPlaceholders } from "../AutoReplies/AutoReplyTemplate.js"
 import * as Fields from "../Http/Fields.js"
-import { Timestamp } from "../Http/Representation.js"
 import { MAX_PERIOD_DAYS } from "../Organizations/Organization.js"
 import { emailPrefix } from "./EmailPrefix.js"
 
@@ -16,80 +15,45 @@ export const LIMITS = {
   emailFromName: 255
 } as const
 
+/** An inbox's id. */
+export const InboxId = Schema.Int.pipe(Schema.brand("InboxId"))
+
+/** An inbox's id. */
+export type InboxId = typeof InboxId.Type
+
 /**
- * A channel connection of an inbox (a mailbox, a messaging account). None are modelled yet, so every inbox
- * shows an empty list; the schema documents the shape clients will get (docs/decisions/0551-inboxes.md).
+ * An inbox of an organization. Inactivity periods are the effective ones (the organization's when the inbox sets
+ * none, `…Inherited` then true); `emailAddress` is derived from `emailPrefix` and the organization.
  */
-export const ChannelConnection = Schema.Struct({
-  id: Schema.Int,
-  type: Schema.String,
-  external_identifier: Schema.String,
-  is_enabled: Schema.Boolean,
-  status: Schema.String,
-  token_expires_at: Schema.NullOr(Timestamp),
-  config: Schema.Struct({ auto_reply_template: Schema.String })
-}).annotations({ identifier: "ChannelConnection" })
-
-const periodDescription =
-  "Whole days; 0 turns it off. The effective value: the inbox's own, or the organization's when the inbox has none (see `*_inherited`). Write `null` to fall back to the organization's."
-
-/** An inbox as the API shows it, and as the `Inboxes` service returns it. */
 export const Inbox = Schema.Struct({
-  id: Schema.Int,
+  id: InboxId,
   name: Schema.String,
-  email_prefix: Schema.String,
-  inbox_email_address: Schema.String.annotations({
-    description: "`{email_prefix}@{organization public_id}.{INBOX_EMAIL_DOMAIN}`: where customers write to this inbox."
-  }),
-  channel_connections: Schema.Array(ChannelConnection),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  is_default: Schema.Boolean.annotations({
-    description: "Exactly one inbox of an organization is the default; tickets created without `inbox_id` go there."
-  }),
-  auto_reply_during_enabled: Schema.Boolean,
-  auto_reply_outside_enabled: Schema.Boolean,
-  auto_reply_during_template: Schema.String,
-  auto_reply_outside_template: Schema.String,
-  enable_inactivity_reminders: Schema.Boolean,
-  enable_auto_close_inactive_tickets: Schema.Boolean,
-  customer_max_inactivity_period: Schema.Int.annotations({ description: periodDescription }),
-  customer_inactivity_reminder_period: Schema.Int.annotations({ description: periodDescription }),
-  customer_max_inactivity_period_inherited: Schema.Boolean.annotations({
-    description: "True when `customer_max_inactivity_period` is the organization's (the inbox sets none)."
-  }),
-  customer_inactivity_reminder_period_inherited: Schema.Boolean.annotations({
-    description: "True when `customer_inactivity_reminder_period` is the organization's (the inbox sets none)."
-  }),
+  emailPrefix: Schema.String,
+  emailAddress: Schema.String,
+  isDefault: Schema.Boolean,
+  autoReplyDuringEnabled: Schema.Boolean,
+  autoReplyOutsideEnabled: Schema.Boolean,
+  autoReplyDuringTemplate: Schema.String,
+  autoReplyOutsideTemplate: Schema.String,
+  enableInactivityReminders: Schema.Boolean,
+  enableAutoCloseInactiveTickets: Schema.Boolean,
+  customerMaxInactivityPeriod: Schema.Int,
+  customerInactivityReminderPeriod: Schema.Int,
+  customerMaxInactivityPeriodInherited: Schema.Boolean,
+  customerInactivityReminderPeriodInherited: Schema.Boolean,
   signature: Schema.String,
-  email_from_name: Schema.String,
-  customer_interaction_style: Schema.Literal(...CUSTOMER_INTERACTION_STYLES)
-}).annotations({ identifier: "Inbox" })
+  emailFromName: Schema.String,
+  customerInteractionStyle: Schema.Literal(...CUSTOMER_INTERACTION_STYLES),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
 
-/**
- * An inbox: its wire representation. Inactivity periods are the effective ones (the organization's when the
- * inbox sets none); `inbox_email_address` is derived from `email_prefix`.
- */
+/** An inbox of an organization. */
 export type Inbox = typeof Inbox.Type
 
-/** The short form a ticket embeds as its `inbox`. */
-export const InboxRef = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  email_prefix: Schema.String,
-  customer_interaction_style: Schema.Literal(...CUSTOMER_INTERACTION_STYLES)
-}).annotations({ identifier: "InboxRef" })
-
-/** The short form a ticket embeds as its `inbox`. */
-export type InboxRef = typeof InboxRef.Type
-
-/** The short form of an inbox (for a ticket's `inbox`). */
-export const toInboxRef = (inbox: Inbox): InboxRef => ({
-  id: inbox.id,
-  name: inbox.name,
-  email_prefix: inbox.email_prefix,
-  customer_interaction_style: inbox.customer_interaction_style
-})
+/** Effective inactivity periods are described alike on the wire and in bodies. */
+export const periodDescription =
+  "Whole days; 0 turns it off. The effective value: the inbox's own, or the organization's when the inbox has none (see `*_inherited`). Write `null` to fall back to the organization's."
 
 const period = Fields.nullable(Fields.integer({ minimum: 0, maximum: MAX_PERIOD_DAYS, description: periodDescription }))
 

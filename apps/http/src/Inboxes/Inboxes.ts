@@ -1,9 +1,10 @@
-import { SqlClient, type SqlError } from "@effect/sql"
-import { Config, Effect } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { Config, Effect, Option, ParseResult, Schema, Struct } from "effect"
+import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { DEFAULT_INBOX_EMAIL_DOMAIN, inboxEmailAddress } from "./EmailPrefix.js"
-import type { Inbox, InboxCreate, InboxUpdate } from "./Inbox.js"
+import { Inbox, type InboxCreate, InboxId, type InboxUpdate } from "./Inbox.js"
 import { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./InboxErrors.js"
 
 /** Orderings of the inbox list (default: the default inbox first, then by name). */
@@ -18,28 +19,46 @@ export const InboxOrdering = Ordering.make({
   tieBreaker: "i.id"
 })
 
-interface InboxRow {
-  readonly id: string
-  readonly name: string
-  readonly emailPrefix: string
-  readonly isDefault: boolean
-  readonly autoReplyDuringEnabled: boolean
-  readonly autoReplyOutsideEnabled: boolean
-  readonly autoReplyDuringTemplate: string
-  readonly autoReplyOutsideTemplate: string
-  readonly enableInactivityReminders: boolean
-  readonly enableAutoCloseInactiveTickets: boolean
-  readonly ownMaxInactivityPeriod: number | null
-  readonly ownInactivityReminderPeriod: number | null
-  readonly orgMaxInactivityPeriod: number
-  readonly orgInactivityReminderPeriod: number
-  readonly signature: string
-  readonly emailFromName: string
-  readonly customerInteractionStyle: Inbox["customer_interaction_style"]
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly publicId: string
-}
+/** The columns of an inbox row as the select below reads them (its own and its organization's periods). */
+const InboxColumns = Schema.Struct({
+  ...Struct.omit(
+    Inbox.fields,
+    "emailAddress",
+    "customerMaxInactivityPeriod",
+    "customerInactivityReminderPeriod",
+    "customerMaxInactivityPeriodInherited",
+    "customerInactivityReminderPeriodInherited"
+  ),
+  id: int8(InboxId),
+  ownMaxInactivityPeriod: Schema.NullOr(Schema.Int),
+  ownInactivityReminderPeriod: Schema.NullOr(Schema.Int),
+  orgMaxInactivityPeriod: Schema.Int,
+  orgInactivityReminderPeriod: Schema.Int,
+  publicId: Schema.String
+})
+
+/** A row of the inbox select as an {@link Inbox}, its address under `domain` (rows are only read). */
+const InboxRow = (domain: string) =>
+  Schema.transformOrFail(InboxColumns, Schema.typeSchema(Inbox), {
+    strict: true,
+    decode: ({
+      ownMaxInactivityPeriod,
+      ownInactivityReminderPeriod,
+      orgMaxInactivityPeriod,
+      orgInactivityReminderPeriod,
+      publicId,
+      ...row
+    }) =>
+      ParseResult.succeed({
+        ...row,
+        emailAddress: inboxEmailAddress(row.emailPrefix, publicId, domain),
+        customerMaxInactivityPeriod: ownMaxInactivityPeriod ?? orgMaxInactivityPeriod,
+        customerInactivityReminderPeriod: ownInactivityReminderPeriod ?? orgInactivityReminderPeriod,
+        customerMaxInactivityPeriodInherited: ownMaxInactivityPeriod === null,
+        customerInactivityReminderPeriodInherited: ownInactivityReminderPeriod === null
+      }),
+    encode: (inbox, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, inbox, "inbox rows are only read"))
+  })
 
 /** Name and prefix of the inbox provisioned for an organization that has none when a default is needed. */
 export const PROVISIONED_INBOX = { name: "Support", emailPrefix: "support" } as const
@@ -63,30 +82,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       Effect.orDie
     )
 
-    const toInbox = (row: InboxRow): Inbox => ({
-      id: Number(row.id),
-      name: row.name,
-      email_prefix: row.emailPrefix,
-      inbox_email_address: inboxEmailAddress(row.emailPrefix, row.publicId, domain),
-      channel_connections: [],
-      created_at: row.createdAt,
-      updated_at: row.updatedAt,
-      is_default: row.isDefault,
-      auto_reply_during_enabled: row.autoReplyDuringEnabled,
-      auto_reply_outside_enabled: row.autoReplyOutsideEnabled,
-      auto_reply_during_template: row.autoReplyDuringTemplate,
-      auto_reply_outside_template: row.autoReplyOutsideTemplate,
-      enable_inactivity_reminders: row.enableInactivityReminders,
-      enable_auto_close_inactive_tickets: row.enableAutoCloseInactiveTickets,
-      customer_max_inactivity_period: row.ownMaxInactivityPeriod ?? row.orgMaxInactivityPeriod,
-      customer_inactivity_reminder_period: row.ownInactivityReminderPeriod ?? row.orgInactivityReminderPeriod,
-      customer_max_inactivity_period_inherited: row.ownMaxInactivityPeriod === null,
-      customer_inactivity_reminder_period_inherited: row.ownInactivityReminderPeriod === null,
-      signature: row.signature,
-      email_from_name: row.emailFromName,
-      customer_interaction_style: row.customerInteractionStyle
-    })
-
+    const Row = InboxRow(domain)
     const select = sql`
       SELECT i.*, i.customer_max_inactivity_period AS own_max_inactivity_period,
              i.customer_inactivity_reminder_period AS own_inactivity_reminder_period,
@@ -100,10 +96,17 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       (ms) => new Date(ms)
     )
 
+    const findOne = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, id: InboxId }),
+      Result: Row,
+      execute: ({ organizationId, id }) => sql`${select} WHERE i.organization_id = ${organizationId} AND i.id = ${id}`
+    })
+
     /** The inbox with this id in the organization, or undefined (another organization's inbox is not found). */
-    const findById = (organizationId: number, id: number): Effect.Effect<Inbox | undefined> =>
-      sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId} AND i.id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toInbox(rows[0]))),
+    const findById = (organizationId: number, id: InboxId): Effect.Effect<Inbox | undefined> =>
+      findOne({ organizationId, id }).pipe(
+        Effect.map(Option.getOrUndefined),
+        dieUndecodable("inboxes"),
         Effect.orDie,
         Effect.withSpan("Inboxes.findById")
       )
@@ -147,7 +150,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
         const rows = yield* sql<{ readonly id: string }>`
           INSERT INTO inboxes ${sql.insert({ ...columnsOf(input), organizationId, isDefault })}
           RETURNING id`
-        return (yield* findById(organizationId, Number(rows[0]!.id)))!
+        return (yield* findById(organizationId, InboxId.make(Number(rows[0]!.id))))!
       }).pipe(
         sql.withTransaction,
         Effect.catchTag("SqlError", prefixTaken(input.email_prefix)),
@@ -160,22 +163,22 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
      */
     const update = (
       organizationId: number,
-      id: number,
+      id: InboxId,
       changes: InboxUpdate
     ): Effect.Effect<Inbox, InboxNotFound | EmailPrefixTaken | DefaultInboxRequired> =>
       Effect.gen(function* () {
         yield* lockOrganization(organizationId)
         const current = yield* findById(organizationId, id)
         if (current === undefined) return yield* new InboxNotFound({ id })
-        if (changes.is_default === false && current.is_default) return yield* new DefaultInboxRequired({ id })
+        if (changes.is_default === false && current.isDefault) return yield* new DefaultInboxRequired({ id })
         const at = yield* now
-        if (changes.is_default === true && !current.is_default) {
+        if (changes.is_default === true && !current.isDefault) {
           yield* sql`UPDATE inboxes SET is_default = false, updated_at = ${at}
                      WHERE organization_id = ${organizationId} AND is_default`
           yield* sql`UPDATE inboxes SET is_default = true WHERE id = ${id}`
         }
         const columns = columnsOf(changes)
-        const touched = Object.keys(columns).length > 0 || (changes.is_default === true && !current.is_default)
+        const touched = Object.keys(columns).length > 0 || (changes.is_default === true && !current.isDefault)
         if (touched)
           yield* sql`UPDATE inboxes SET ${sql.update({ ...columns, updatedAt: at })}
                      WHERE organization_id = ${organizationId} AND id = ${id}`
@@ -190,10 +193,16 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
      * The organization's default inbox. An organization without inboxes gets one first ("Support", prefix
      * `support`), so a ticket always has an inbox to land in.
      */
+    const findDefault = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: Row,
+      execute: (organizationId) => sql`${select} WHERE i.organization_id = ${organizationId} AND i.is_default`
+    })
+
     const defaultFor = (organizationId: number): Effect.Effect<Inbox> =>
       Effect.gen(function* () {
-        const existing = yield* sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId} AND i.is_default`
-        if (existing[0] !== undefined) return toInbox(existing[0])
+        const existing = yield* findDefault(organizationId)
+        if (Option.isSome(existing)) return existing.value
         // Only an organization without inboxes lacks a default; concurrent provisioners insert one row between them.
         yield* sql`
           INSERT INTO inboxes ${sql.insert({
@@ -203,9 +212,8 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
             isDefault: true
           })}
           ON CONFLICT DO NOTHING`
-        const rows = yield* sql<InboxRow>`${select} WHERE i.organization_id = ${organizationId} AND i.is_default`
-        return toInbox(rows[0]!)
-      }).pipe(Effect.orDie, Effect.withSpan("Inboxes.defaultFor"))
+        return Option.getOrThrow(yield* findDefault(organizationId))
+      }).pipe(dieUndecodable("inboxes"), Effect.orDie, Effect.withSpan("Inboxes.defaultFor"))
 
     /** The organization's inboxes, one page in the requested order. */
     const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
@@ -214,7 +222,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
         select,
         where: sql`i.organization_id = ${organizationId}`,
         ordering: options.ordering,
-        decode: toInbox
+        rows: { table: "inboxes", schema: Row }
       })
 
     return { findById, defaultFor, create, update, list } as const

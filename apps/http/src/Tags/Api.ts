@@ -1,18 +1,30 @@
 import { OpenApi } from "@effect/platform"
+import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import { Wire } from "../Http/Errors.js"
 import { IntegerId } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import * as Resource from "../Http/Resource.js"
-import { Tag, TagCreate, TagUpdate } from "./Tag.js"
+import { type Tag, TagCreate, TagUpdate } from "./Tag.js"
 import { TagOrdering } from "./Tags.js"
+
+/** A tag as the API shows it, and as tickets embed it in `tags`. */
+export const TagWire = Schema.Struct({
+  id: Schema.Int,
+  name: Schema.String,
+  color: Schema.String.annotations({ description: '`#rrggbb` (lowercase), or `""` when the tag has none.' })
+}).annotations({ identifier: "Tag" })
+
+/** A tag on the wire. */
+export const tagWire = (tag: Tag): typeof TagWire.Type => ({ id: tag.id, name: tag.name, color: tag.color })
 
 /** Tags as a directory resource: `/organizations/{organization_id}/tags/{pk}/`. */
 export const TagResource = Resource.make({
   segment: "tags",
   idParam: "pk",
   idSchema: IntegerId,
-  item: Tag,
+  item: TagWire,
+  toWire: tagWire,
   create: TagCreate,
   update: TagUpdate,
   filters: { search: Query.param("Keyword filter on name, ignoring case; every word must match.") },

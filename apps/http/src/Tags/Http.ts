@@ -3,9 +3,10 @@ import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
-import { parseIntegerId } from "../Http/PathParams.js"
+import { parseIntegerIdAs } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { TagResource } from "./Api.js"
+import { TagId } from "./Tag.js"
 import type { TagNameTaken, TagNotFound } from "./TagErrors.js"
 import { Tags } from "./Tags.js"
 
@@ -19,7 +20,7 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
     const tags = yield* Tags
     const resource = yield* Resource.handlers(TagResource, {
       permissions: { read: "tags.read", write: "tags.write" },
-      parseId: parseIntegerId,
+      parseId: parseIntegerIdAs(TagId.make),
       filters: (urlParams) => Effect.succeed({ search: urlParams.search ?? "" }),
       writeError: tagWriteError,
       repository: tags

@@ -4,14 +4,16 @@ import * as Fields from "../Http/Fields.js"
 /** Longest tag name. */
 export const MAX_TAG_NAME_LENGTH = 100
 
-/** A tag as the API shows it, and as tickets embed it in `tags`. */
-export const Tag = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  color: Schema.String.annotations({ description: '`#rrggbb` (lowercase), or `""` when the tag has none.' })
-}).annotations({ identifier: "Tag" })
+/** A tag's id. */
+export const TagId = Schema.Int.pipe(Schema.brand("TagId"))
 
-/** A tag as the API shows it, and as tickets embed it in `tags`. */
+/** A tag's id. */
+export type TagId = typeof TagId.Type
+
+/** A ticket tag of an organization: its name (unique ignoring case) and color (`#rrggbb` lowercase, or `""`). */
+export const Tag = Schema.Struct({ id: TagId, name: Schema.String, color: Schema.String })
+
+/** A ticket tag of an organization. */
 export type Tag = typeof Tag.Type
 
 const COLOR = /^#[0-9a-f]{6}$/i

@@ -1,9 +1,10 @@
-import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { containsPattern } from "../Search/SearchText.js"
-import { type Tag, type TagCreate, type TagUpdate, tagNameKey } from "./Tag.js"
+import { Tag, type TagCreate, TagId, type TagUpdate, tagNameKey } from "./Tag.js"
 import { TagNameTaken, TagNotFound } from "./TagErrors.js"
 
 /** Orderings of the tag list. */
@@ -12,13 +13,10 @@ export const TagOrdering = Ordering.make({
   defaults: ["name"]
 })
 
-interface TagRow {
-  readonly id: string
-  readonly name: string
-  readonly color: string
-}
+/** A row of `tags` (`id, name, color`): a {@link Tag}. */
+const TagRow = Schema.Struct({ ...Tag.fields, id: int8(TagId) })
 
-const toTag = (row: TagRow): Tag => ({ id: Number(row.id), name: row.name, color: row.color })
+const OrganizationTag = Schema.Struct({ organizationId: Schema.Number, id: TagId })
 
 /** Ticket tags of organizations: names unique per organization ignoring case (docs/decisions/0554-tags.md). */
 export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
@@ -31,13 +29,28 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       (ms) => new Date(ms)
     )
 
+    const findOne = SqlSchema.findOne({
+      Request: OrganizationTag,
+      Result: TagRow,
+      execute: ({ organizationId, id }) =>
+        sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`
+    })
+
     /** The tag with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: number): Effect.Effect<Tag | undefined> =>
-      sql<TagRow>`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toTag(rows[0]))),
+    const findById = (organizationId: number, id: TagId): Effect.Effect<Tag | undefined> =>
+      findOne({ organizationId, id }).pipe(
+        Effect.map(Option.getOrUndefined),
+        dieUndecodable("tags"),
         Effect.orDie,
         Effect.withSpan("Tags.findById")
       )
+
+    const findAllById = SqlSchema.findAll({
+      Request: Schema.Struct({ organizationId: Schema.Number, ids: Schema.Array(Schema.Number) }),
+      Result: TagRow,
+      execute: ({ organizationId, ids }) =>
+        sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)}`
+    })
 
     /**
      * The organization's tags among these ids, in the order of `ids` (duplicates once); ids of unknown tags or of
@@ -46,16 +59,23 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     const findByIds = (organizationId: number, ids: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Tag>> => {
       const unique = [...new Set(ids)]
       if (unique.length === 0) return Effect.succeed([])
-      return sql<TagRow>`SELECT id, name, color FROM tags
-        WHERE organization_id = ${organizationId} AND id IN ${sql.in(unique)}`.pipe(
-        Effect.map((rows) => {
-          const byId = new Map(rows.map((row) => [Number(row.id), toTag(row)]))
+      return findAllById({ organizationId, ids: unique }).pipe(
+        Effect.map((tags) => {
+          const byId = new Map<number, Tag>(tags.map((tag) => [tag.id, tag]))
           return unique.flatMap((id) => byId.get(id) ?? [])
         }),
+        dieUndecodable("tags"),
         Effect.orDie,
         Effect.withSpan("Tags.findByIds")
       )
     }
+
+    const findAllByName = SqlSchema.findAll({
+      Request: Schema.Struct({ organizationId: Schema.Number, keys: Schema.Array(Schema.String) }),
+      Result: Schema.Struct({ ...TagRow.fields, nameKey: Schema.String }),
+      execute: ({ organizationId, keys }) => sql`SELECT id, name, color, name_key FROM tags
+        WHERE organization_id = ${organizationId} AND name_key IN ${sql.in(keys)}`
+    })
 
     /**
      * The organization's tags with these names (compared ignoring case and surrounding spaces), in the order of
@@ -64,12 +84,12 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     const findByNames = (organizationId: number, names: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tag>> => {
       const keys = [...new Set(names.map(tagNameKey))]
       if (keys.length === 0) return Effect.succeed([])
-      return sql<TagRow & { readonly nameKey: string }>`SELECT id, name, color, name_key FROM tags
-        WHERE organization_id = ${organizationId} AND name_key IN ${sql.in(keys)}`.pipe(
+      return findAllByName({ organizationId, keys }).pipe(
         Effect.map((rows) => {
-          const byKey = new Map(rows.map((row) => [row.nameKey, toTag(row)]))
+          const byKey = new Map(rows.map(({ nameKey, ...tag }) => [nameKey, tag]))
           return keys.flatMap((key) => byKey.get(key) ?? [])
         }),
+        dieUndecodable("tags"),
         Effect.orDie,
         Effect.withSpan("Tags.findByNames")
       )
@@ -82,17 +102,19 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
         : Effect.die(error)
     }
 
+    const insert = SqlSchema.single({
+      Request: Schema.Struct({ organizationId: Schema.Number, name: Schema.String, color: Schema.String }),
+      Result: TagRow,
+      execute: ({ organizationId, name, color }) => sql`
+        INSERT INTO tags ${sql.insert({ organizationId, name, nameKey: tagNameKey(name), color })}
+        RETURNING id, name, color`
+    })
+
     /** Creates a tag. */
     const create = (organizationId: number, input: TagCreate): Effect.Effect<Tag, TagNameTaken> =>
-      sql<TagRow>`
-        INSERT INTO tags ${sql.insert({
-          organizationId,
-          name: input.name,
-          nameKey: tagNameKey(input.name),
-          color: input.color ?? ""
-        })}
-        RETURNING id, name, color`.pipe(
-        Effect.map((rows) => toTag(rows[0]!)),
+      insert({ organizationId, name: input.name, color: input.color ?? "" }).pipe(
+        dieUndecodable("tags"),
+        Effect.catchTag("NoSuchElementException", Effect.die),
         Effect.catchTag("SqlError", nameTaken(input.name)),
         Effect.withSpan("Tags.create")
       )
@@ -100,7 +122,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     /** Renames or recolors a tag. */
     const update = (
       organizationId: number,
-      id: number,
+      id: TagId,
       changes: TagUpdate
     ): Effect.Effect<Tag, TagNotFound | TagNameTaken> =>
       Effect.gen(function* () {
@@ -110,19 +132,27 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
           columns.nameKey = tagNameKey(changes.name)
         }
         if (changes.color !== undefined) columns.color = changes.color ?? ""
-        const rows =
-          Object.keys(columns).length === 0
-            ? yield* sql<TagRow>`SELECT id, name, color FROM tags
-                WHERE organization_id = ${organizationId} AND id = ${id}`
-            : yield* sql<TagRow>`UPDATE tags SET ${sql.update({ ...columns, updatedAt: yield* now })}
-                WHERE organization_id = ${organizationId} AND id = ${id}
-                RETURNING id, name, color`
-        if (rows[0] === undefined) return yield* new TagNotFound({ id })
-        return toTag(rows[0])
-      }).pipe(Effect.catchTag("SqlError", nameTaken(changes.name)), Effect.withSpan("Tags.update"))
+        const at = yield* now
+        const found = yield* SqlSchema.findOne({
+          Request: OrganizationTag,
+          Result: TagRow,
+          execute: () =>
+            Object.keys(columns).length === 0
+              ? sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`
+              : sql`UPDATE tags SET ${sql.update({ ...columns, updatedAt: at })}
+                    WHERE organization_id = ${organizationId} AND id = ${id}
+                    RETURNING id, name, color`
+        })({ organizationId, id })
+        if (Option.isNone(found)) return yield* new TagNotFound({ id })
+        return found.value
+      }).pipe(
+        dieUndecodable("tags"),
+        Effect.catchTag("SqlError", nameTaken(changes.name)),
+        Effect.withSpan("Tags.update")
+      )
 
     /** Deletes a tag. */
-    const remove = (organizationId: number, id: number): Effect.Effect<void, TagNotFound> =>
+    const remove = (organizationId: number, id: TagId): Effect.Effect<void, TagNotFound> =>
       sql`DELETE FROM tags WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) => (rows.length === 0 ? new TagNotFound({ id }) : Effect.void)),
@@ -148,7 +178,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
         select: sql`SELECT id, name, color FROM tags`,
         where,
         ordering: options.ordering,
-        decode: toTag
+        rows: { table: "tags", schema: TagRow }
       })
     }
 

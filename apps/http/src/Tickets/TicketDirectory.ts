@@ -3,7 +3,7 @@ import type { CustomerRef, InboxRef, TagRef, UserRef } from "@helpdesk/domain"
 import { Effect } from "effect"
 import type { Customer } from "../Customers/Customer.js"
 import { Customers } from "../Customers/Customers.js"
-import type { Inbox } from "../Inboxes/Inbox.js"
+import { type Inbox, InboxId } from "../Inboxes/Inbox.js"
 import { Inboxes } from "../Inboxes/Inboxes.js"
 import { Tags } from "../Tags/Tags.js"
 
@@ -23,8 +23,8 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
     const inboxRef = (inbox: Inbox): InboxRef => ({
       id: inbox.id,
       name: inbox.name,
-      emailPrefix: inbox.email_prefix,
-      customerInteractionStyle: inbox.customer_interaction_style
+      emailPrefix: inbox.emailPrefix,
+      customerInteractionStyle: inbox.customerInteractionStyle
     })
 
     const customerRef = (customer: Customer): CustomerRef => ({
@@ -41,7 +41,9 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
 
     /** An inbox of the organization, or undefined. */
     const inbox = (organizationId: number, id: number) =>
-      Effect.map(inboxes.findById(organizationId, id), (found) => (found === undefined ? undefined : inboxRef(found)))
+      Effect.map(inboxes.findById(organizationId, InboxId.make(id)), (found) =>
+        found === undefined ? undefined : inboxRef(found)
+      )
 
     /** A customer of the organization, or undefined. */
     const customer = (organizationId: number, id: number) =>
@@ -56,7 +58,7 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
     /** The organization's tags with these ids, in the order given; `missing` lists ids that are not its tags. */
     const tags = (organizationId: number, ids: ReadonlyArray<number>) =>
       Effect.map(tagRepository.findByIds(organizationId, ids), (found) => {
-        const known = new Set(found.map((t) => t.id))
+        const known = new Set<number>(found.map((t) => t.id))
         return {
           found: found.map((t): TagRef => ({ id: t.id, name: t.name, color: t.color })),
           missing: [...new Set(ids)].filter((id) => !known.has(id))
