@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import type { SlaTarget } from "@helpdesk/domain"
 import { ALWAYS_OPEN, type Schedule } from "@helpdesk/schedule"
 import { Effect, Schema } from "effect"
@@ -38,38 +38,24 @@ const StatePolicyRow = StoredSlaPolicy.pipe(
   )
 )
 
-/** The organization's policies in the order they are tried (position, then id). */
-export const policiesOf = (organizationId: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: StatePolicyRow,
-      execute: (id) => sql`
-        SELECT id, name, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes, resolution_minutes,
-          business_hours, pause_when_waiting_on_customer, pause_when_snoozed
-        FROM hd_sla_policies WHERE organization_id = ${id} ORDER BY position, id`
-    })(organizationId)
-  ).pipe(
-    // A stored policy that does not decode is a defect, as a failing statement would be for the caller.
-    Effect.catchTag("ParseError", Effect.die),
-    Effect.map((policies): ReadonlyArray<StatePolicy> => policies)
-  )
-
 /** Compiled schedules by organization, under the version every business-hours change bumps. */
 const schedules = new Map<number, { readonly version: number; readonly schedule: Schedule }>()
 const SCHEDULES_KEPT = 1000
 
-/** The organization's compiled business hours (`ALWAYS_OPEN` when none are saved), cached by version. */
-export const scheduleOf = (organizationId: number) =>
+interface StoredHours {
+  readonly time_zone: string
+  readonly weekly_hours: WeeklyHours | string
+  readonly version: number
+}
+
+/** The organization's compiled business hours from its stored row (`ALWAYS_OPEN` when none), cached by version. */
+const compiledSchedule = (organizationId: number, hours: StoredHours | null) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ timeZone: string; weeklyHours: WeeklyHours | string; version: string | number }>`
-      SELECT time_zone, weekly_hours, version FROM business_hours WHERE organization_id = ${organizationId}`
-    const row = rows[0]
-    if (row === undefined) return ALWAYS_OPEN
-    const version = Number(row.version)
+    if (hours === null) return ALWAYS_OPEN
+    const version = Number(hours.version)
     const cached = schedules.get(organizationId)
     if (cached !== undefined && cached.version === version) return cached.schedule
+    const sql = yield* SqlClient.SqlClient
     const exceptions = yield* sql<{
       id: string
       date: string
@@ -82,8 +68,8 @@ export const scheduleOf = (organizationId: number) =>
         closes_at::text AS closes_at
       FROM business_hours_exceptions WHERE organization_id = ${organizationId} ORDER BY date, id`
     const schedule = compileStored(
-      row.timeZone,
-      json(row.weeklyHours),
+      hours.time_zone,
+      json(hours.weekly_hours),
       exceptions.map(
         (e): StoredException => ({
           id: Number(e.id),
@@ -99,6 +85,35 @@ export const scheduleOf = (organizationId: number) =>
     if (schedules.size >= SCHEDULES_KEPT) schedules.delete(schedules.keys().next().value!)
     schedules.set(organizationId, { version, schedule })
     return schedule
+  })
+
+const decodePolicies = Schema.decodeUnknown(Schema.Array(StatePolicyRow))
+
+/**
+ * The organization's policies in the order they are tried (position, then id) and its compiled business hours,
+ * in one round trip (the exceptions only when the hours changed since they were compiled). A stored policy that
+ * does not decode is a defect, as a failing statement would be for the caller.
+ */
+export const rulesOf = (organizationId: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ policies: unknown; hours: StoredHours | string | null }>`
+      SELECT
+        (SELECT coalesce(json_agg(json_build_object(
+            'id', id, 'name', name, 'priorities', priorities, 'inboxIds', inbox_ids, 'tagIds', tag_ids,
+            'firstReplyMinutes', first_reply_minutes, 'nextReplyMinutes', next_reply_minutes,
+            'resolutionMinutes', resolution_minutes, 'businessHours', business_hours,
+            'pauseWhenWaitingOnCustomer', pause_when_waiting_on_customer, 'pauseWhenSnoozed', pause_when_snoozed
+          ) ORDER BY position, id), '[]'::json)
+         FROM hd_sla_policies WHERE organization_id = ${organizationId}) AS policies,
+        (SELECT json_build_object('time_zone', time_zone, 'weekly_hours', weekly_hours, 'version', version)
+         FROM business_hours WHERE organization_id = ${organizationId}) AS hours`
+    const row = rows[0]!
+    const policies: ReadonlyArray<StatePolicy> = yield* decodePolicies(json(row.policies)).pipe(
+      Effect.catchTag("ParseError", Effect.die)
+    )
+    const schedule = yield* compiledSchedule(organizationId, row.hours === null ? null : json(row.hours))
+    return { policies, schedule } as const
   })
 
 /** The SLA part of a ticket's stored view (`view.sla`): ISO-8601 text, `null` for none. */
@@ -143,8 +158,7 @@ export const writeStates = (
   Effect.gen(function* () {
     if (tickets.length === 0) return
     const sql = yield* SqlClient.SqlClient
-    const policies = yield* policiesOf(organizationId)
-    const schedule = yield* scheduleOf(organizationId)
+    const { policies, schedule } = yield* rulesOf(organizationId)
     for (const { streamId, version, facts } of tickets) {
       const { due, next, view } = stateOf(facts, policies, schedule)
       const row = {
@@ -161,16 +175,21 @@ export const writeStates = (
         nextBreachAt: date(next?.dueAt ?? null),
         nextBreachTarget: (next?.target ?? null) satisfies SlaTarget | null
       }
-      // The view first, then the SLA row: the order a writer's projections lock them in.
+      // One round trip: the view first, then the SLA row (the SELECT waits for the UPDATE's row), the order a
+      // writer's projections lock them in.
       yield* sql`
-        UPDATE hd_tickets SET view = view || jsonb_build_object('sla', ${JSON.stringify(view)}::jsonb)
-        WHERE ticket_id = ${facts.ticketId}`
-      yield* sql`
+        WITH viewed AS (
+          UPDATE hd_tickets SET view = view || jsonb_build_object('sla', ${JSON.stringify(view)}::jsonb)
+          WHERE ticket_id = ${facts.ticketId}
+          RETURNING 1
+        )
         INSERT INTO hd_ticket_sla (ticket_id, stream_id, organization_id, version, facts, policy_id,
           first_reply_due_at, next_reply_due_at, resolution_due_at, breached, next_breach_at, next_breach_target)
-        VALUES (${row.ticketId}, ${row.streamId}, ${row.organizationId}, ${row.version}, ${row.facts}::jsonb,
-          ${row.policyId}, ${row.firstReplyDueAt}, ${row.nextReplyDueAt}, ${row.resolutionDueAt}, ${row.breached},
-          ${row.nextBreachAt}, ${row.nextBreachTarget})
+        SELECT ${row.ticketId}::bigint, ${row.streamId}::text, ${row.organizationId}::bigint, ${row.version}::bigint,
+          ${row.facts}::jsonb, ${row.policyId}::bigint, ${row.firstReplyDueAt}::timestamptz,
+          ${row.nextReplyDueAt}::timestamptz, ${row.resolutionDueAt}::timestamptz, ${row.breached}::boolean,
+          ${row.nextBreachAt}::timestamptz, ${row.nextBreachTarget}::text
+        FROM (SELECT count(*) FROM viewed) AS written
         ON CONFLICT (ticket_id) DO UPDATE SET version = EXCLUDED.version, facts = EXCLUDED.facts,
           policy_id = EXCLUDED.policy_id, first_reply_due_at = EXCLUDED.first_reply_due_at,
           next_reply_due_at = EXCLUDED.next_reply_due_at, resolution_due_at = EXCLUDED.resolution_due_at,
