@@ -3,6 +3,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
+import { NamedStatementsClient } from "./NamedStatements.js"
 
 /**
  * The `pg` pool behind the service's SQL client, and whether its statements may be prepared under a name.
@@ -78,6 +79,8 @@ const acquirePool = (connection: PgConnection) =>
           user: connection.username,
           password: connection.password === undefined ? undefined : Redacted.value(connection.password),
           max: connection.maxConnections,
+          // Every parameterised statement under a name, its plan kept per connection (NamedStatements.ts).
+          ...(connection.namedStatements ? { Client: NamedStatementsClient } : {}),
           application_name: connection.applicationName ?? "helpdesk"
         })
         // An idle connection's error (the server restarted) is the pool's to handle; unheard, it would crash node.
