@@ -1,10 +1,13 @@
 /**
  * The server side of the tickets HTTP benchmark, run in a child process so the load generator does not share its
  * event loop. `BENCH_MODE=app`: the real service (migrations, an organization, tickets with messages) on a free
- * port; `BENCH_MODE=baseline`: bare `node:http` + `pg` answering `GET …/tickets/{id}/` from `hd_tickets` (no auth,
- * no framework). Either sends `{ port, … }` to its parent when it listens.
+ * port; `BENCH_MODE=baseline`: bare `node:http` + `pg` answering `GET …/tickets/{id}/` from `hd_tickets` and
+ * `POST …/tickets/{id}/messages/` with the same writes as the service's reply (event, stream version, message and
+ * ticket rows, outbox row) in one transaction, with no auth, no framework, no projections to fold. Either sends
+ * `{ port, … }` to its parent when it listens.
  */
-import { createServer } from "node:http"
+import { randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
@@ -19,25 +22,131 @@ import { migratedPool } from "./BenchDatabase.js"
 const url = process.env.BENCH_DATABASE_URL!
 const send = (message: unknown) => process.send?.(message)
 
+// A message as the service writes it, for the bare write below: the event's data, the message view, the outbox row.
+const messageWrites = (ticketId: number, messageId: number, content: string, at: string) => {
+  const author = { id: 1, name: "Bench Owner", email: "bench-owner@example.com", profilePictureUrl: "" }
+  const message = {
+    id: messageId,
+    kind: "text",
+    role: "associate",
+    author,
+    sender: { name: author.name, email: author.email, userId: author.id, profilePicture: "" },
+    content,
+    contentHtml: "",
+    createdAt: at,
+    isVisibleToCustomer: true,
+    attachments: [],
+    externalRecipientEmails: ["cc@example.com"],
+    bccRecipientEmails: []
+  }
+  return {
+    event: { _tag: "MessageAdded", at, by: { role: "associate", user: author }, message },
+    view: { ...message, ticketId, updatedAt: at, deliveryStatus: "pending", readAt: null, sentAt: null },
+    outbox: { to: "customer@example.com", cc: ["cc@example.com"], bcc: [], subject: "Benchmark", text: content }
+  }
+}
+
 const baseline = () => {
   const pool = new pg.Pool({ connectionString: url, max: 20 })
-  const route = /^\/organizations\/([-a-zA-Z0-9_]+)\/tickets\/(\d+)\/$/
+  const organizationId = process.env.BENCH_ORGANIZATION_ID
+  const ticketRoute = /^\/organizations\/([-a-zA-Z0-9_]+)\/tickets\/(\d+)\/$/
+  const messagesRoute = /^\/organizations\/([-a-zA-Z0-9_]+)\/tickets\/(\d+)\/messages\/$/
+  const readBody = (request: IncomingMessage) =>
+    new Promise<string>((resolve, reject) => {
+      let body = ""
+      request.setEncoding("utf8")
+      request.on("data", (chunk: string) => {
+        body += chunk
+      })
+      request.on("end", () => resolve(body))
+      request.on("error", reject)
+    })
+  // `POST …/messages/`: the writes the service makes for a reply, in one transaction, each statement as plain SQL.
+  const postMessage = async (ticketId: number, body: string) => {
+    const { content } = JSON.parse(body) as { content: string }
+    const client = await pool.connect()
+    try {
+      await client.query("BEGIN")
+      const ticket = await client.query(
+        "SELECT stream_id, version FROM hd_tickets WHERE ticket_id = $1 AND organization_id = $2 FOR UPDATE",
+        [ticketId, organizationId]
+      )
+      if (ticket.rows.length === 0) {
+        await client.query("ROLLBACK")
+        return undefined
+      }
+      const streamId: string = ticket.rows[0].stream_id
+      const stream = await client.query(
+        "UPDATE hd_streams SET version = version + 1, updated_at = now() WHERE stream_id = $1 RETURNING version",
+        [streamId]
+      )
+      const version = Number(stream.rows[0].version)
+      const id = await client.query("SELECT nextval('hd_ticket_message_id_seq') AS id")
+      const messageId = Number(id.rows[0].id)
+      const at = new Date().toISOString()
+      const writes = messageWrites(ticketId, messageId, content, at)
+      await client.query(
+        `INSERT INTO hd_events (stream_id, stream_position, event_id, event_type, schema_version, data, organization_id)
+         VALUES ($1, $2, $3, 'MessageAdded', 1, $4, $5)`,
+        [streamId, version, randomUUID(), JSON.stringify(writes.event), organizationId]
+      )
+      await client.query(
+        `INSERT INTO hd_ticket_messages (ticket_id, message_id, ticket_version, view, created_at, search_text)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [ticketId, messageId, version, JSON.stringify(writes.view), at, content.toLowerCase()]
+      )
+      await client.query(
+        `UPDATE hd_tickets SET version = $2, updated_at = $3::timestamptz, view = jsonb_set(view, '{updatedAt}', to_jsonb($4::text))
+         WHERE ticket_id = $1`,
+        [ticketId, version, at, at]
+      )
+      await client.query(
+        `INSERT INTO hd_outbox (organization_id, ticket_id, message_id, kind, payload)
+         VALUES ($1, $2, $3, 'message', $4)`,
+        [organizationId, ticketId, messageId, JSON.stringify(writes.outbox)]
+      )
+      await client.query("COMMIT")
+      return writes.view
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {})
+      throw error
+    } finally {
+      client.release()
+    }
+  }
   const server = createServer((request, response) => {
-    const match = route.exec(request.url ?? "")
+    const answer = (result: Promise<unknown>, status: number) =>
+      result
+        .then((json) => {
+          if (json === undefined) response.writeHead(404).end()
+          else response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json))
+        })
+        .catch((error) => {
+          if (process.env.BENCH_DEBUG) console.error(error)
+          response.writeHead(500).end()
+        })
+    const messages = messagesRoute.exec(request.url ?? "")
+    if (request.method === "POST" && messages !== null) {
+      answer(
+        readBody(request).then((body) => postMessage(Number(messages[2]), body)),
+        201
+      )
+      return
+    }
+    const match = ticketRoute.exec(request.url ?? "")
     if (match === null) {
       response.writeHead(404).end()
       return
     }
-    pool
-      .query("SELECT view FROM hd_tickets WHERE ticket_id = $1 AND organization_id = $2", [
-        Number(match[2]),
-        process.env.BENCH_ORGANIZATION_ID
-      ])
-      .then((result) => {
-        if (result.rows.length === 0) response.writeHead(404).end()
-        else response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(result.rows[0].view))
-      })
-      .catch(() => response.writeHead(500).end())
+    answer(
+      pool
+        .query("SELECT view FROM hd_tickets WHERE ticket_id = $1 AND organization_id = $2", [
+          Number(match[2]),
+          organizationId
+        ])
+        .then((result) => result.rows[0]?.view),
+      200
+    )
   })
   server.listen(0, "127.0.0.1", () => {
     const address = server.address()
