@@ -16,7 +16,9 @@ const EMPTY = {
   channels: [],
   classifications: [],
   priorities: [],
-  is_snoozed: null
+  is_snoozed: null,
+  sla_breached: null,
+  sla_due_within: null
 }
 
 /** An organization with an owner, an admin, a member and an integration token. */
@@ -184,6 +186,8 @@ layer(TestAppLive, { excludeTestServices: true })("custom preset filters", (it) 
             inbox_ids: [0],
             tags_include: [""],
             is_snoozed: "sometimes",
+            sla_breached: "sometimes",
+            sla_due_within: 0,
             status: ["active"]
           }
         }
@@ -198,11 +202,14 @@ layer(TestAppLive, { excludeTestServices: true })("custom preset filters", (it) 
         "inbox_ids",
         "is_snoozed",
         "priorities",
+        "sla_breached",
+        "sla_due_within",
         "status",
         "statuses",
         "tags_include",
         "waiting_on"
       ])
+      assert.deepStrictEqual(criteria.sla_due_within, ["Ensure this value is greater than or equal to 1."])
       assert.lengthOf(criteria.statuses, 1)
       assert.isTrue(criteria.statuses[0].startsWith('"bogus" is not a valid choice.'), criteria.statuses[0])
       assert.lengthOf(criteria.assignee_ids, 2)
@@ -233,12 +240,28 @@ layer(TestAppLive, { excludeTestServices: true })("custom preset filters", (it) 
             priorities: ["not_set", "low", "medium", "high", "urgent"],
             channels: ["email", "api", "telegram", "whatsapp"],
             tags_include: ["VIP"],
-            is_snoozed: null
+            is_snoozed: null,
+            sla_breached: false,
+            sla_due_within: 525_600
           }
         }
       })
       assert.strictEqual(ok.status, 201, ok.text)
       assert.lengthOf(ok.body.criteria.tags_exclude, 100)
+      assert.strictEqual(ok.body.criteria.sla_breached, false)
+      assert.strictEqual(ok.body.criteria.sla_due_within, 525_600)
+      const read = yield* get(`${filters}${ok.body.id}/`, { token: org.ownerToken })
+      assert.deepStrictEqual(read.body.criteria, ok.body.criteria)
+      for (const [minutes, status] of [
+        [1, 201],
+        [525_601, 400]
+      ] as const) {
+        const atEdge = yield* post(filters, {
+          token: org.ownerToken,
+          json: { name: "due", criteria: { sla_due_within: minutes } }
+        })
+        assert.strictEqual(atEdge.status, status, atEdge.text)
+      }
       const tooMany = yield* post(filters, {
         token: org.ownerToken,
         json: { name: "edges", criteria: { inbox_ids: [...hundred, 101] } }

@@ -7,7 +7,9 @@ import {
   type CriteriaResult,
   EMPTY_CRITERIA,
   MAX_CRITERION_VALUES,
+  MAX_SLA_DUE_WITHIN,
   MAX_TAG_NAME_LENGTH,
+  MIN_SLA_DUE_WITHIN,
   validateCriteria
 } from "../src/PresetFilters/Criteria.js"
 import { defaultVisibility, refuseChange, refuseCreate } from "../src/PresetFilters/Permissions.js"
@@ -41,7 +43,9 @@ describe("validateCriteria", () => {
         channels: ["email", "whatsapp"],
         classifications: ["", "resolved"],
         priorities: ["urgent", "not_set"],
-        is_snoozed: false
+        is_snoozed: false,
+        sla_breached: true,
+        sla_due_within: 60
       })
     )
     assert.deepStrictEqual(criteria, {
@@ -54,7 +58,9 @@ describe("validateCriteria", () => {
       channels: ["email", "whatsapp"],
       classifications: ["", "resolved"],
       priorities: ["urgent", "not_set"],
-      is_snoozed: false
+      is_snoozed: false,
+      sla_breached: true,
+      sla_due_within: 60
     })
   })
 
@@ -127,6 +133,40 @@ describe("validateCriteria", () => {
     assert.property(errorsOf(validateCriteria({ is_snoozed: [] })), "is_snoozed")
   })
 
+  it("sla_breached: a boolean (also from form text), null or empty for any; anything else refused", () => {
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_breached: true })).sla_breached, true)
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_breached: "0" })).sla_breached, false)
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_breached: "" })).sla_breached, null)
+    assert.deepStrictEqual(errorsOf(validateCriteria({ sla_breached: "sometimes" })), {
+      sla_breached: ["Must be a boolean (true/false), or null for breached and not breached alike."]
+    })
+    assert.property(errorsOf(validateCriteria({ sla_breached: [true] })), "sla_breached")
+  })
+
+  it("sla_due_within: whole minutes from 1 to 525600 (a year), also as form digits; null or empty for any", () => {
+    assert.strictEqual(MIN_SLA_DUE_WITHIN, 1)
+    assert.strictEqual(MAX_SLA_DUE_WITHIN, 525_600)
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_due_within: 1 })).sla_due_within, 1)
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_due_within: 525_600 })).sla_due_within, 525_600)
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_due_within: "60" })).sla_due_within, 60)
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_due_within: null })).sla_due_within, null)
+    assert.strictEqual(criteriaOf(validateCriteria({ sla_due_within: "" })).sla_due_within, null)
+    assert.deepStrictEqual(errorsOf(validateCriteria({ sla_due_within: 0 })), {
+      sla_due_within: ["Ensure this value is greater than or equal to 1."]
+    })
+    assert.deepStrictEqual(errorsOf(validateCriteria({ sla_due_within: 525_601 })), {
+      sla_due_within: ["Ensure this value is less than or equal to 525600."]
+    })
+    for (const bad of [-5, 1.5, true, "1e3", " 60", "-1", "sixty", [60], { m: 60 }, 2 ** 53])
+      assert.deepStrictEqual(
+        errorsOf(validateCriteria({ sla_due_within: bad })).sla_due_within,
+        bad === -5 || bad === "-1"
+          ? ["Ensure this value is greater than or equal to 1."]
+          : ["A valid integer is required."],
+        JSON.stringify(bad)
+      )
+  })
+
   it("refuses unknown criteria (a typo would silently match everything)", () => {
     const errors = errorsOf(validateCriteria({ status: ["active"] }))
     assert.deepStrictEqual(Object.keys(errors), ["status"])
@@ -159,7 +199,12 @@ describe("validateCriteria", () => {
         priorities: FastCheck.subarray([...allowed.priorities]),
         channels: FastCheck.subarray([...allowed.channels]),
         assignee_ids: FastCheck.uniqueArray(FastCheck.integer({ min: 1, max: 2 ** 31 }), { maxLength: 10 }),
-        is_snoozed: FastCheck.constantFrom(true, false, null)
+        is_snoozed: FastCheck.constantFrom(true, false, null),
+        sla_breached: FastCheck.constantFrom(true, false, null),
+        sla_due_within: FastCheck.oneof(
+          FastCheck.constant(null),
+          FastCheck.integer({ min: MIN_SLA_DUE_WITHIN, max: MAX_SLA_DUE_WITHIN })
+        )
       })
     ],
     ([input]) => {

@@ -30,7 +30,13 @@ export const MAX_CRITERION_VALUES = 100
 /** Longest tag name a filter may name, in characters. */
 export const MAX_TAG_NAME_LENGTH = 100
 
-/** The criteria as stored and shown: every list present (empty puts no constraint), `is_snoozed` null for "any". */
+/** Fewest minutes `sla_due_within` takes. */
+export const MIN_SLA_DUE_WITHIN = 1
+
+/** Most minutes `sla_due_within` takes: a year (365 days). */
+export const MAX_SLA_DUE_WITHIN = 525_600
+
+/** The criteria as stored and shown: every list present (empty puts no constraint), the others null for "any". */
 export interface Criteria {
   readonly tags_include: ReadonlyArray<string>
   readonly tags_exclude: ReadonlyArray<string>
@@ -42,6 +48,10 @@ export interface Criteria {
   readonly classifications: ReadonlyArray<Classification>
   readonly priorities: ReadonlyArray<Priority>
   readonly is_snoozed: boolean | null
+  /** `true`: tickets that breached an SLA target (a `TicketSlaBreached` recorded); `false`: the others. */
+  readonly sla_breached: boolean | null
+  /** Minutes: tickets whose earliest pending SLA due time is before now + this many minutes, or already past. */
+  readonly sla_due_within: number | null
 }
 
 /** Criteria that constrain nothing: the filter matches every ticket. */
@@ -55,7 +65,9 @@ export const EMPTY_CRITERIA: Criteria = {
   channels: [],
   classifications: [],
   priorities: [],
-  is_snoozed: null
+  is_snoozed: null,
+  sla_breached: null,
+  sla_due_within: null
 }
 
 /** Names of the criteria, in the order the API shows them. */
@@ -87,7 +99,43 @@ const tagName: ItemCheck = (value) => {
   return { ok: true, value: name }
 }
 
-const LIST_CHECKS: Record<Exclude<keyof Criteria, "is_snoozed">, ItemCheck> = {
+/** The criteria that take one value (or null for "any") rather than a list. */
+type ScalarCriterion = "is_snoozed" | "sla_breached" | "sla_due_within"
+
+const nullableBoolean =
+  (anyMessage: string): ItemCheck =>
+  (value) => {
+    const parsed =
+      typeof value === "boolean" ? value : typeof value === "string" ? Fields.parseBooleanText(value) : undefined
+    return parsed === undefined
+      ? { ok: false, message: `Must be a boolean (true/false), or null for ${anyMessage}.` }
+      : { ok: true, value: parsed }
+  }
+
+// Whole minutes, as a JSON number or form digits; the messages of every other integer field.
+const dueWithinMinutes: ItemCheck = (value) => {
+  const minutes =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && /^[-+]?[0-9]+$/.test(value)
+        ? Number(value)
+        : Number.NaN
+  if (!Number.isSafeInteger(minutes)) return { ok: false, message: "A valid integer is required." }
+  if (minutes < MIN_SLA_DUE_WITHIN)
+    return { ok: false, message: `Ensure this value is greater than or equal to ${MIN_SLA_DUE_WITHIN}.` }
+  if (minutes > MAX_SLA_DUE_WITHIN)
+    return { ok: false, message: `Ensure this value is less than or equal to ${MAX_SLA_DUE_WITHIN}.` }
+  return { ok: true, value: minutes }
+}
+
+// `null` or `""` (an empty form value) puts no constraint.
+const SCALAR_CHECKS: Record<ScalarCriterion, ItemCheck> = {
+  is_snoozed: nullableBoolean("snoozed and not snoozed alike"),
+  sla_breached: nullableBoolean("breached and not breached alike"),
+  sla_due_within: dueWithinMinutes
+}
+
+const LIST_CHECKS: Record<Exclude<keyof Criteria, ScalarCriterion>, ItemCheck> = {
   tags_include: tagName,
   tags_exclude: tagName,
   assignee_ids: positiveId,
@@ -135,14 +183,12 @@ export const validateCriteria = (input: unknown): CriteriaResult => {
   const errors: Record<string, Array<string>> = Object.create(null)
   const out: Record<string, unknown> = { ...EMPTY_CRITERIA }
   for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
-    if (key === "is_snoozed") {
-      if (raw === null || raw === "") out.is_snoozed = null
+    if (Object.hasOwn(SCALAR_CHECKS, key)) {
+      if (raw === null || raw === "") out[key] = null
       else {
-        const parsed =
-          typeof raw === "boolean" ? raw : typeof raw === "string" ? Fields.parseBooleanText(raw) : undefined
-        if (parsed === undefined)
-          errors[key] = ["Must be a boolean (true/false), or null for snoozed and not snoozed alike."]
-        else out.is_snoozed = parsed
+        const result = SCALAR_CHECKS[key as ScalarCriterion](raw)
+        if (result.ok) out[key] = result.value
+        else errors[key] = [result.message]
       }
       continue
     }
@@ -193,10 +239,12 @@ const CriteriaWire = Schema.Struct({
   channels: Schema.Array(Schema.Literal(...CHANNELS)),
   classifications: Schema.Array(Classification),
   priorities: Schema.Array(Priority),
-  is_snoozed: Schema.NullOr(Schema.Boolean)
+  is_snoozed: Schema.NullOr(Schema.Boolean),
+  sla_breached: Schema.NullOr(Schema.Boolean),
+  sla_due_within: Schema.NullOr(Schema.Int)
 })
 
-const description = `Every given criterion must hold (AND); within a list any value matches (OR); an empty list or a null \`is_snoozed\` constrains nothing. Tags compare by name, case-insensitively. \`channels\`: ${CHANNELS.join(", ")}. Unknown criteria are refused. In a form body, send criteria as a JSON string.`
+const description = `Every given criterion must hold (AND); within a list any value matches (OR); an empty list or a null \`is_snoozed\`, \`sla_breached\` or \`sla_due_within\` constrains nothing. Tags compare by name, case-insensitively. \`channels\`: ${CHANNELS.join(", ")}. \`sla_breached\`: whether the ticket breached an SLA target (its \`sla_breached\` field; a ticket without SLA has not). \`sla_due_within\` (${MIN_SLA_DUE_WITHIN}–${MAX_SLA_DUE_WITHIN} minutes): the ticket's earliest pending due time (first reply, next reply, resolution) is at most that many minutes away or already past, breach recorded or not; tickets without SLA, closed or with paused clocks have none. Unknown criteria are refused. In a form body, send criteria as a JSON string.`
 
 /** The criteria as responses show them: every key present. */
 export const CriteriaSchema = CriteriaWire.annotations({ identifier: "PresetFilterCriteria", description })
@@ -236,7 +284,9 @@ export const CriteriaField: Schema.Schema<Criteria, unknown> = Schema.transformO
       channels: { type: "array", items: { type: "string", enum: [...CHANNELS] } },
       classifications: { type: "array", items: { type: "string", enum: [...Classification.literals] } },
       priorities: { type: "array", items: { type: "string", enum: [...Priority.literals] } },
-      is_snoozed: { type: ["boolean", "null"] }
+      is_snoozed: { type: ["boolean", "null"] },
+      sla_breached: { type: ["boolean", "null"] },
+      sla_due_within: { type: ["integer", "null"], minimum: MIN_SLA_DUE_WITHIN, maximum: MAX_SLA_DUE_WITHIN }
     },
     additionalProperties: false
   }

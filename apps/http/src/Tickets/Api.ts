@@ -5,6 +5,7 @@ import { Wire } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
+import { MAX_SLA_DUE_WITHIN, MIN_SLA_DUE_WITHIN } from "../PresetFilters/Criteria.js"
 import { MessageOrdering, TicketOrdering } from "./TicketQueries.js"
 import {
   EnrichmentRequest,
@@ -43,6 +44,14 @@ export const TicketListParams = Schema.Struct({
   tags_include: listParam("Tag names; a ticket with at least one of them matches (case-insensitive)."),
   tags_exclude: listParam("Tag names; a ticket with any of them does not match."),
   is_snoozed: Query.param("`true`: snoozed now; `false`: not snoozed; absent: both."),
+  sla_breached: Query.param(
+    "`true`: tickets that breached an SLA target (`sla_breached`); `false`: the others, tickets without SLA included."
+  ),
+  sla_due_within: Query.param(
+    `Minutes (${MIN_SLA_DUE_WITHIN}–${MAX_SLA_DUE_WITHIN}): tickets whose earliest pending SLA due time (first reply, ` +
+      "next reply or resolution) is at most this far away or already past (overdue, breach recorded or not). Tickets " +
+      "without SLA, closed, or with their clocks paused have no pending due time and never match."
+  ),
   is_spam: Query.param("`true`: spam only. Default `false`: spam is left out."),
   filter: Query.param(
     "A custom preset filter's id: its criteria apply, combined (AND) with any criteria given here. Unknown or not visible → 400."

@@ -46,6 +46,8 @@ const CRITERIA_PARAMS = [
   "tags_exclude"
 ] as const
 
+const SCALAR_CRITERIA_PARAMS = ["is_snoozed", "sla_breached", "sla_due_within"] as const
+
 const json = (body: unknown) => HttpServerResponse.unsafeJson(body)
 
 const CUSTOMER_MISSING = "A ticket needs a customer: give customer_id, or customer_email (and customer_name)."
@@ -132,8 +134,10 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       const params = new URL(request.url, "http://localhost").searchParams
       const raw: Record<string, unknown> = {}
       for (const name of CRITERIA_PARAMS) if (params.has(name)) raw[name] = params.getAll(name)
-      const snoozed = params.get("is_snoozed")
-      if (snoozed !== null) raw.is_snoozed = snoozed
+      for (const name of SCALAR_CRITERIA_PARAMS) {
+        const value = params.get(name)
+        if (value !== null) raw[name] = value
+      }
       const result = validateCriteria(raw)
       return result.ok ? Effect.succeed(result.criteria) : Effect.fail(new ValidationError({ errors: result.errors }))
     }

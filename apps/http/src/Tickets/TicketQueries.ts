@@ -181,6 +181,20 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       if (c.assignee_ids.length > 0) clauses.push(sql`assignee_id = ANY(${[...c.assignee_ids]}::bigint[])`)
       if (c.is_snoozed === true) clauses.push(sql`snoozed_until > now()`)
       if (c.is_snoozed === false) clauses.push(sql`(snoozed_until IS NULL OR snoozed_until <= now())`)
+      // The SLA row is written with the view's `sla` in the same statement pair (Sla/SlaState.ts), so these agree
+      // with the domain's `matches`; a ticket without SLA row has not breached and has nothing due.
+      const sla = (condition: Statement.Fragment) =>
+        sql`EXISTS (SELECT 1 FROM hd_ticket_sla sla WHERE sla.ticket_id = hd_tickets.ticket_id AND ${condition})`
+      if (c.sla_breached === true) clauses.push(sla(sql`sla.breached`))
+      if (c.sla_breached === false) clauses.push(sql`NOT ${sla(sql`sla.breached`)}`)
+      // LEAST skips nulls: the earliest pending due time; null (never <=) when none is pending.
+      if (c.sla_due_within !== null)
+        clauses.push(
+          sla(
+            sql`LEAST(sla.first_reply_due_at, sla.next_reply_due_at, sla.resolution_due_at)
+              <= now() + make_interval(mins => ${c.sla_due_within})`
+          )
+        )
       if (c.tags_include.length > 0)
         clauses.push(sql`tag_names ?| ${c.tags_include.map((n) => n.toLowerCase())}::text[]`)
       if (c.tags_exclude.length > 0)

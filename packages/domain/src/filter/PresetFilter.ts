@@ -19,12 +19,34 @@ export const PresetFilterCriteria = Schema.Struct({
   channels: optionalList(Schema.String),
   classifications: optionalList(Classification),
   priorities: optionalList(Priority),
-  is_snoozed: Schema.optional(Schema.NullOr(Schema.Boolean))
+  is_snoozed: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  sla_breached: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  /** Minutes: the ticket's earliest pending SLA due time is at most this far from now (or already past). */
+  sla_due_within: Schema.optional(Schema.NullOr(Schema.Int))
 })
 export type PresetFilterCriteria = typeof PresetFilterCriteria.Type
 
 const constrains = <A>(list: ReadonlyArray<A> | undefined): list is ReadonlyArray<A> =>
   list !== undefined && list.length > 0
+
+/**
+ * The earliest due instant (epoch ms) among the ticket's pending SLA targets (first reply, next reply,
+ * resolution); `null` when none is pending: no policy, every target met or unset, the clocks paused, or the
+ * ticket closed (the view's due times are then `null`). A missed target still pending keeps its past instant.
+ */
+export const earliestSlaDue = (view: TicketView): number | null => {
+  const sla = view.sla
+  if (sla === undefined) return null
+  let earliest: number | null = null
+  for (const due of [sla.firstReplyDueAt, sla.nextReplyDueAt, sla.resolutionDueAt]) {
+    if (due === null) continue
+    const at = Date.parse(due)
+    if (earliest === null || at < earliest) earliest = at
+  }
+  return earliest
+}
+
+const MINUTE_MS = 60_000
 
 const tagNames = (view: TicketView): ReadonlySet<string> => new Set(view.tags.map((t) => t.name.toLowerCase()))
 
@@ -32,7 +54,9 @@ const tagNames = (view: TicketView): ReadonlySet<string> => new Set(view.tags.ma
  * Whether a ticket matches a saved filter at `now`. Every given criterion must hold (AND); within a
  * list, any value matches (OR). Tags compare by name, case-insensitively: `tags_include` needs at least
  * one of the names, `tags_exclude` none of them. `assignee_ids` never matches an unassigned ticket.
- * Snoozed means `snoozed_until` > `now`. See docs/decisions/0205-preset-filter-matching.md.
+ * Snoozed means `snoozed_until` > `now`. `sla_breached` compares the view's `sla.breached` (a ticket without SLA
+ * has not breached); `sla_due_within` needs {@link earliestSlaDue} at or before `now` + the minutes, so overdue
+ * tickets match too. See docs/decisions/0205-preset-filter-matching.md and 0604-sla-preset-filter-criteria.md.
  */
 export const matches = (criteria: PresetFilterCriteria, view: TicketView, now: DateTime.Utc): boolean => {
   if (constrains(criteria.statuses) && !criteria.statuses.includes(view.status)) return false
@@ -48,6 +72,13 @@ export const matches = (criteria: PresetFilterCriteria, view: TicketView, now: D
     return false
   if (criteria.is_snoozed !== undefined && criteria.is_snoozed !== null) {
     if (isSnoozedAt(view.snoozedUntil, now) !== criteria.is_snoozed) return false
+  }
+  if (criteria.sla_breached !== undefined && criteria.sla_breached !== null) {
+    if ((view.sla?.breached ?? false) !== criteria.sla_breached) return false
+  }
+  if (criteria.sla_due_within !== undefined && criteria.sla_due_within !== null) {
+    const due = earliestSlaDue(view)
+    if (due === null || due > now.epochMillis + criteria.sla_due_within * MINUTE_MS) return false
   }
   if (constrains(criteria.tags_include) || constrains(criteria.tags_exclude)) {
     const names = tagNames(view)

@@ -1,5 +1,6 @@
 import {
   PresetFilterCriteria as CriteriaSchema,
+  earliestSlaDue,
   matches,
   type PresetFilterCriteria,
   projectTicketView,
@@ -9,7 +10,7 @@ import {
   TicketSnoozed,
   type TicketView
 } from "@helpdesk/domain"
-import { Schema } from "effect"
+import { DateTime, FastCheck, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { associate, bob, minute, ticketCreated } from "../utils/fixtures.js"
 
@@ -76,6 +77,82 @@ describe("saved-filter matching", () => {
     expect(match({ is_snoozed: true })).toBe(false)
   })
 
+  const withSla = (due: { first?: number; next?: number; resolution?: number }, breached = false): TicketView => {
+    const at = (m: number | undefined) => (m === undefined ? null : DateTime.formatIso(minute(30 + m)))
+    return {
+      ...base,
+      sla: {
+        policyId: 1,
+        policyName: "Default",
+        firstReplyDueAt: at(due.first),
+        nextReplyDueAt: at(due.next),
+        resolutionDueAt: at(due.resolution),
+        breached
+      }
+    }
+  }
+
+  it("sla_breached: the view's sla.breached; a ticket without SLA has not breached", () => {
+    expect(match({ sla_breached: true }, withSla({ first: -5 }, true))).toBe(true)
+    expect(match({ sla_breached: false }, withSla({ first: -5 }, true))).toBe(false)
+    expect(match({ sla_breached: true }, withSla({ first: 5 }))).toBe(false)
+    expect(match({ sla_breached: false }, withSla({ first: 5 }))).toBe(true)
+    expect(match({ sla_breached: false })).toBe(true)
+    expect(match({ sla_breached: true })).toBe(false)
+    expect(match({ sla_breached: null }, withSla({}, true))).toBe(true)
+  })
+
+  it("sla_due_within: the earliest pending due time is at most N minutes away, or past; none never matches", () => {
+    const dueIn30 = withSla({ resolution: 30 })
+    expect(match({ sla_due_within: 60 }, dueIn30)).toBe(true)
+    expect(match({ sla_due_within: 30 }, dueIn30)).toBe(true)
+    expect(match({ sla_due_within: 29 }, dueIn30)).toBe(false)
+    expect(match({ sla_due_within: 10 }, dueIn30)).toBe(false)
+    // The earliest of the three counts.
+    expect(match({ sla_due_within: 10 }, withSla({ first: 200, next: 5, resolution: 30 }))).toBe(true)
+    // Overdue, breach recorded or not.
+    expect(match({ sla_due_within: 1 }, withSla({ first: -90 }))).toBe(true)
+    expect(match({ sla_due_within: 1 }, withSla({ first: -90 }, true))).toBe(true)
+    // No SLA, or no pending target (met, paused, closed: the view's due times are null).
+    expect(match({ sla_due_within: 525_600 })).toBe(false)
+    expect(match({ sla_due_within: 525_600 }, withSla({}, true))).toBe(false)
+    expect(match({ sla_due_within: null })).toBe(true)
+  })
+
+  const offsets = FastCheck.option(FastCheck.integer({ min: -100_000, max: 100_000 }), { nil: undefined })
+  const slaViews = FastCheck.record({
+    first: offsets,
+    next: offsets,
+    resolution: offsets,
+    breached: FastCheck.boolean()
+  })
+
+  it("property: sla_due_within matches exactly when some pending due time is at most N minutes away", () => {
+    FastCheck.assert(
+      FastCheck.property(slaViews, FastCheck.integer({ min: 1, max: 525_600 }), (d, n) => {
+        const v = withSla(d, d.breached)
+        const pending = [d.first, d.next, d.resolution].filter((m): m is number => m !== undefined)
+        expect(match({ sla_due_within: n }, v)).toBe(pending.some((m) => m <= n))
+        expect(earliestSlaDue(v)).toBe(pending.length === 0 ? null : minute(30 + Math.min(...pending)).epochMillis)
+      })
+    )
+  })
+
+  it("property: a longer window keeps every match; sla_breached true and false split every ticket", () => {
+    FastCheck.assert(
+      FastCheck.property(
+        slaViews,
+        FastCheck.integer({ min: 1, max: 525_600 }),
+        FastCheck.integer({ min: 0, max: 525_600 }),
+        (d, n, more) => {
+          const v = withSla(d, d.breached)
+          if (match({ sla_due_within: n }, v)) expect(match({ sla_due_within: n + more }, v)).toBe(true)
+          expect(match({ sla_breached: true }, v)).not.toBe(match({ sla_breached: false }, v))
+        }
+      )
+    )
+  })
+
   it("all criteria must hold together", () => {
     expect(match({ statuses: ["created"], priorities: ["high"], tags_include: ["vip"] })).toBe(true)
     expect(match({ statuses: ["created"], priorities: ["low"], tags_include: ["vip"] })).toBe(false)
@@ -84,6 +161,8 @@ describe("saved-filter matching", () => {
   it("criteria decode from the wire shape and refuse unknown enum values", () => {
     const decode = Schema.decodeUnknownEither(CriteriaSchema)
     expect(decode({ statuses: ["closed"], is_snoozed: true })._tag).toBe("Right")
+    expect(decode({ sla_breached: false, sla_due_within: 60 })._tag).toBe("Right")
+    expect(decode({ sla_due_within: 1.5 })._tag).toBe("Left")
     expect(decode({ statuses: ["open"] })._tag).toBe("Left")
   })
 })
