@@ -1,18 +1,17 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import { Wire } from "../Http/Errors.js"
-import * as Pagination from "../Http/Pagination.js"
-import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
+import { IntegerId, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { Timestamp } from "../Http/Representation.js"
+import * as Resource from "../Http/Resource.js"
 import { Article, ArticleCreate, ArticleUpdate } from "./Article.js"
 import { ArticleOrdering } from "./Articles.js"
 import { Collection, CollectionCreate, CollectionNode, CollectionUpdate } from "./Collection.js"
 import { CollectionOrdering } from "./Collections.js"
-
-const CollectionPath = Schema.Struct({ organization_id: OrganizationId, collection_id: IntegerId })
-const ArticlePath = Schema.Struct({ organization_id: OrganizationId, article_id: IntegerId })
+import type { ArticleModel, ArticleSummaryModel, CollectionModel } from "./Models.js"
+import type { TreeNode } from "./Tree.js"
 
 /** The organization's help-center portal. */
 export const Portal = Schema.Struct({
@@ -21,6 +20,133 @@ export const Portal = Schema.Struct({
 }).annotations({ identifier: "Portal" })
 
 const roles = "Members read; owners, admins and integration tokens write (members get 403)."
+
+/** A stored collection as the flat list and the detail show it. */
+export const collectionToWire = (model: CollectionModel): Collection => ({
+  id: model.id,
+  portal: model.portal,
+  name: model.name,
+  created_at: model.createdAt,
+  updated_at: model.updatedAt,
+  parent: model.parent,
+  slug: model.slug,
+  meta_description: model.metaDescription,
+  icon: model.icon,
+  position: model.position
+})
+
+const articleSummaryToWire = (model: ArticleSummaryModel) => ({
+  id: model.id,
+  title: model.title,
+  slug: model.slug,
+  status: model.status,
+  meta_description: model.metaDescription,
+  position: model.position,
+  created_at: model.createdAt,
+  updated_at: model.updatedAt,
+  published_at: model.publishedAt
+})
+
+/** A stored article as its endpoints show it. */
+export const articleToWire = (model: ArticleModel): Article => ({
+  ...articleSummaryToWire(model),
+  portal: model.portal,
+  collection: model.collection,
+  body: model.body
+})
+
+/** A node of the stored tree as `GET …/collections/tree/` shows it. */
+export const nodeToWire = (node: TreeNode<CollectionModel, ArticleSummaryModel>): CollectionNode => ({
+  id: node.id,
+  parent: node.parent,
+  name: node.name,
+  slug: node.slug,
+  meta_description: node.metaDescription,
+  icon: node.icon,
+  position: node.position,
+  created_at: node.createdAt,
+  updated_at: node.updatedAt,
+  children: node.children.map(nodeToWire),
+  ...(node.articles === undefined ? {} : { articles: node.articles.map(articleSummaryToWire) })
+})
+
+/** Collections as a directory resource: `/organizations/{organization_id}/portal/collections/{collection_id}/`. */
+export const CollectionResource = Resource.make({
+  segment: "portal/collections",
+  idParam: "collection_id",
+  idSchema: IntegerId,
+  item: Collection,
+  create: CollectionCreate,
+  update: CollectionUpdate,
+  filters: {},
+  ordering: CollectionOrdering,
+  toWire: collectionToWire,
+  names: {
+    list: "listCollections",
+    create: "createCollection",
+    get: "getCollection",
+    update: "updateCollection",
+    delete: "deleteCollection"
+  },
+  docs: {
+    list: {
+      summary: "List collections (flat)",
+      description: "Every collection of the organization, at any depth, paginated."
+    },
+    create: {
+      summary: "Create a collection",
+      description: `${roles} \`parent\` must be a collection of the same organization (400 otherwise); nesting is limited to 10 levels. Slugs are unique in the organization. Answers 201 with a \`Location\` header.`
+    },
+    get: { summary: "Read a collection" },
+    update: {
+      summary: "Change or move a collection",
+      description: `${roles} Moving a collection under itself or one of its descendants is 400 (\`parent\`).`
+    },
+    delete: {
+      summary: "Delete an empty collection",
+      description: `${roles} Only an empty collection can be deleted: one that still has sub-collections or articles is 400 (\`non_field_errors\`), so nothing is deleted by surprise. Answers 204.`
+    }
+  }
+})
+
+/** Articles as a directory resource: `/organizations/{organization_id}/portal/articles/{article_id}/`. */
+export const ArticleResource = Resource.make({
+  segment: "portal/articles",
+  idParam: "article_id",
+  idSchema: IntegerId,
+  item: Article,
+  create: ArticleCreate,
+  update: ArticleUpdate,
+  filters: {
+    collection: Query.param("Only the articles of this collection (id)."),
+    status: Query.param("Only articles with this status: `draft` or `published`.")
+  },
+  ordering: ArticleOrdering,
+  toWire: articleToWire,
+  names: {
+    list: "listArticles",
+    create: "createArticle",
+    get: "getArticle",
+    update: "updateArticle",
+    delete: "deleteArticle"
+  },
+  docs: {
+    list: { summary: "List articles" },
+    create: {
+      summary: "Create an article",
+      description: `${roles} \`published_at\` is set when the article is first published. Answers 201 with a \`Location\` header.`
+    },
+    get: { summary: "Read an article" },
+    update: {
+      summary: "Change an article",
+      description: `${roles} Publishing sets \`published_at\` the first time; going back to draft keeps it.`
+    },
+    delete: { summary: "Delete an article", description: `${roles} Answers 204.` }
+  }
+})
+
+const collections = Resource.endpoints(CollectionResource)
+const articles = Resource.endpoints(ArticleResource)
 
 /** `/organizations/{organization_id}/portal/…`: the help center's collections (nested) and articles. */
 export class HelpCenterApi extends HttpApiGroup.make("helpCenter")
@@ -34,14 +160,7 @@ export class HelpCenterApi extends HttpApiGroup.make("helpCenter")
         "Every organization has exactly one portal, created on first use; its `id` is the `portal` of collections and articles."
       )
   )
-  .add(
-    HttpApiEndpoint.get("listCollections", "/organizations/:organization_id/portal/collections/")
-      .setPath(OrganizationPath)
-      .setUrlParams(Schema.Struct({ ...CollectionOrdering.params, ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(Collection))
-      .annotate(OpenApi.Summary, "List collections (flat)")
-      .annotate(OpenApi.Description, "Every collection of the organization, at any depth, paginated.")
-  )
+  .add(collections.list)
   .add(
     HttpApiEndpoint.get("tree", "/organizations/:organization_id/portal/collections/tree/")
       .setPath(OrganizationPath)
@@ -62,93 +181,15 @@ export class HelpCenterApi extends HttpApiGroup.make("helpCenter")
         "A JSON array (not a paginated envelope) of the root collections; each node has `children` (recursively), ordered by `position` then `id`, and with `include_articles` its `articles`, ordered the same way."
       )
   )
-  .add(
-    HttpApiEndpoint.post("createCollection", "/organizations/:organization_id/portal/collections/")
-      .setPath(OrganizationPath)
-      .setPayload(CollectionCreate)
-      .addSuccess(Collection, { status: 201 })
-      .annotate(OpenApi.Summary, "Create a collection")
-      .annotate(
-        OpenApi.Description,
-        `${roles} \`parent\` must be a collection of the same organization (400 otherwise); nesting is limited to 10 levels. Slugs are unique in the organization. Answers 201 with a \`Location\` header.`
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("getCollection", "/organizations/:organization_id/portal/collections/:collection_id/")
-      .setPath(CollectionPath)
-      .addSuccess(Collection)
-      .annotate(OpenApi.Summary, "Read a collection")
-  )
-  .add(
-    HttpApiEndpoint.patch("updateCollection", "/organizations/:organization_id/portal/collections/:collection_id/")
-      .setPath(CollectionPath)
-      .setPayload(CollectionUpdate)
-      .addSuccess(Collection)
-      .annotate(OpenApi.Summary, "Change or move a collection")
-      .annotate(
-        OpenApi.Description,
-        `${roles} Moving a collection under itself or one of its descendants is 400 (\`parent\`).`
-      )
-  )
-  .add(
-    HttpApiEndpoint.del("deleteCollection", "/organizations/:organization_id/portal/collections/:collection_id/")
-      .setPath(CollectionPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Summary, "Delete an empty collection")
-      .annotate(
-        OpenApi.Description,
-        `${roles} Only an empty collection can be deleted: one that still has sub-collections or articles is 400 (\`non_field_errors\`), so nothing is deleted by surprise. Answers 204.`
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("listArticles", "/organizations/:organization_id/portal/articles/")
-      .setPath(OrganizationPath)
-      .setUrlParams(
-        Schema.Struct({
-          collection: Query.param("Only the articles of this collection (id)."),
-          status: Query.param("Only articles with this status: `draft` or `published`."),
-          ...ArticleOrdering.params,
-          ...Pagination.params
-        })
-      )
-      .addSuccess(Pagination.Envelope(Article))
-      .annotate(OpenApi.Summary, "List articles")
-  )
-  .add(
-    HttpApiEndpoint.post("createArticle", "/organizations/:organization_id/portal/articles/")
-      .setPath(OrganizationPath)
-      .setPayload(ArticleCreate)
-      .addSuccess(Article, { status: 201 })
-      .annotate(OpenApi.Summary, "Create an article")
-      .annotate(
-        OpenApi.Description,
-        `${roles} \`published_at\` is set when the article is first published. Answers 201 with a \`Location\` header.`
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("getArticle", "/organizations/:organization_id/portal/articles/:article_id/")
-      .setPath(ArticlePath)
-      .addSuccess(Article)
-      .annotate(OpenApi.Summary, "Read an article")
-  )
-  .add(
-    HttpApiEndpoint.patch("updateArticle", "/organizations/:organization_id/portal/articles/:article_id/")
-      .setPath(ArticlePath)
-      .setPayload(ArticleUpdate)
-      .addSuccess(Article)
-      .annotate(OpenApi.Summary, "Change an article")
-      .annotate(
-        OpenApi.Description,
-        `${roles} Publishing sets \`published_at\` the first time; going back to draft keeps it.`
-      )
-  )
-  .add(
-    HttpApiEndpoint.del("deleteArticle", "/organizations/:organization_id/portal/articles/:article_id/")
-      .setPath(ArticlePath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .annotate(OpenApi.Summary, "Delete an article")
-      .annotate(OpenApi.Description, `${roles} Answers 204.`)
-  )
+  .add(collections.create)
+  .add(collections.get)
+  .add(collections.update)
+  .add(collections.delete)
+  .add(articles.list)
+  .add(articles.create)
+  .add(articles.get)
+  .add(articles.update)
+  .add(articles.delete)
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)
   .annotate(OpenApi.Title, "Help center") {}

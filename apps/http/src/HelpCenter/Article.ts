@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 import { Timestamp } from "../Http/Representation.js"
-import { MAX_POSITION, slugField } from "./Collection.js"
+import { slugField } from "./Collection.js"
+import { positionField } from "./Positions.js"
 
 /** Publication states of an article. */
 export const ARTICLE_STATUSES = ["draft", "published"] as const
@@ -38,7 +39,7 @@ const articleFields = {
   status: Fields.optional(Fields.choice(ARTICLE_STATUSES)),
   body: Fields.optional(Fields.text({ maxLength: ARTICLE_LIMITS.body, allowBlank: true })),
   meta_description: Fields.optional(Fields.text({ maxLength: ARTICLE_LIMITS.metaDescription, allowBlank: true })),
-  position: Fields.optional(Fields.integer({ minimum: 0, maximum: MAX_POSITION }))
+  position: positionField
 }
 
 /** Body of `POST …/portal/articles/`. */

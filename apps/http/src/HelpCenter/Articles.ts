@@ -1,10 +1,13 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import type { Article, ArticleCreate, ArticleStatus, ArticleUpdate } from "./Article.js"
-import { ArticleNotFound, SlugTaken, UnknownCollection } from "./Errors.js"
-import { chooseSlug, lockPortal } from "./Portals.js"
+import type { ArticleCreate, ArticleStatus, ArticleUpdate } from "./Article.js"
+import { ArticleNotFound, UnknownCollection } from "./Errors.js"
+import { ArticleModel, decodeRow } from "./Models.js"
+import { lockPortal } from "./Portals.js"
+import { placement } from "./Positions.js"
+import { claimSlug } from "./Slugs.js"
 
 /** Orderings of the article list (default: position, then id). */
 export const ArticleOrdering = Ordering.make({
@@ -20,36 +23,6 @@ export const ArticleOrdering = Ordering.make({
   tieBreaker: "a.id"
 })
 
-interface ArticleRow {
-  readonly id: string
-  readonly portalId: string
-  readonly collectionId: string
-  readonly title: string
-  readonly slug: string
-  readonly status: ArticleStatus
-  readonly body: string
-  readonly metaDescription: string
-  readonly position: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly publishedAt: Date | null
-}
-
-const toArticle = (row: ArticleRow): Article => ({
-  id: Number(row.id),
-  portal: Number(row.portalId),
-  collection: Number(row.collectionId),
-  title: row.title,
-  slug: row.slug,
-  status: row.status,
-  body: row.body,
-  meta_description: row.metaDescription,
-  position: row.position,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-  published_at: row.publishedAt
-})
-
 /**
  * Help-center articles. An article belongs to one collection of its organization. `published_at` is set the
  * first time the article is published and kept afterwards, also when it goes back to draft.
@@ -63,14 +36,16 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
       JOIN hc_portals p ON p.organization_id = a.organization_id`
 
     /** The organization's articles, optionally of one collection or one status, for `Pagination.paginate`. */
-    const list = (options: {
-      readonly organizationId: number
-      readonly collection?: number | undefined
-      readonly status?: ArticleStatus | undefined
-      readonly ordering: Ordering.Ordering<string>
-    }) => {
+    const list = (
+      organizationId: number,
+      options: {
+        readonly collection?: number | undefined
+        readonly status?: ArticleStatus | undefined
+        readonly ordering: Ordering.Ordering<string>
+      }
+    ) => {
       const where = sql.and([
-        sql`a.organization_id = ${options.organizationId}`,
+        sql`a.organization_id = ${organizationId}`,
         ...(options.collection === undefined ? [] : [sql`a.collection_id = ${options.collection}`]),
         ...(options.status === undefined ? [] : [sql`a.status = ${options.status}`])
       ])
@@ -79,20 +54,28 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
         select,
         where,
         ordering: options.ordering,
-        decode: toArticle
+        decode: decodeRow("hc_articles", ArticleModel)
       })
     }
 
-    const find = (organizationId: number, id: number) =>
-      sql<ArticleRow>`${select} WHERE a.id = ${id} AND a.organization_id = ${organizationId}`.pipe(
+    const findOne = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
+      Result: ArticleModel,
+      execute: ({ organizationId, id }) => sql`${select} WHERE a.id = ${id} AND a.organization_id = ${organizationId}`
+    })
+
+    /** The article with this id in the organization, or undefined. */
+    const findById = (organizationId: number, id: number): Effect.Effect<ArticleModel | undefined> =>
+      findOne({ organizationId, id }).pipe(
+        Effect.map(Option.getOrUndefined),
         Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows[0] === undefined ? Effect.fail(new ArticleNotFound({ id })) : Effect.succeed(toArticle(rows[0]))
-        )
+        Effect.withSpan("Articles.findById")
       )
 
-    /** One article of the organization. */
-    const get = (organizationId: number, id: number) => find(organizationId, id).pipe(Effect.withSpan("Articles.get"))
+    const find = (organizationId: number, id: number) =>
+      Effect.flatMap(findById(organizationId, id), (found) =>
+        found === undefined ? Effect.fail(new ArticleNotFound({ id })) : Effect.succeed(found)
+      )
 
     const requireCollection = (organizationId: number, id: number) =>
       Effect.flatMap(
@@ -100,29 +83,23 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
         (rows) => (rows.length === 0 ? Effect.fail(new UnknownCollection({ field: "collection", id })) : Effect.void)
       )
 
-    const nextPosition = (organizationId: number, collection: number) =>
-      Effect.map(
-        sql<{ readonly next: number }>`
-          SELECT COALESCE(max(position) + 1, 0)::int AS next FROM hc_articles
-          WHERE organization_id = ${organizationId} AND collection_id = ${collection}`,
-        (rows) => rows[0]!.next
-      )
-
     /** Creates an article in a collection of the organization; a blank slug is generated from the title. */
     const create = (organizationId: number, input: ArticleCreate) =>
       Effect.gen(function* () {
         yield* lockPortal(sql, organizationId)
         yield* requireCollection(organizationId, input.collection)
-        const slug = yield* chooseSlug(sql, {
-          table: "hc_articles",
+        const slug = yield* claimSlug(sql, {
+          kind: "article",
           organizationId,
           wanted: input.slug ?? "",
-          text: input.title,
-          fallback: "article"
+          text: input.title
         })
-        if (slug === undefined) return yield* new SlugTaken({ kind: "article", slug: input.slug ?? "" })
         const status = input.status ?? "draft"
         const now = new Date()
+        const position = yield* placement(sql, "article", organizationId, {
+          position: input.position,
+          movedTo: { parent: input.collection }
+        })
         const rows = yield* sql<{ readonly id: string }>`
           INSERT INTO hc_articles ${sql.insert({
             organizationId,
@@ -132,7 +109,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
             status,
             body: input.body ?? "",
             metaDescription: input.meta_description ?? "",
-            position: input.position ?? (yield* nextPosition(organizationId, input.collection)),
+            position: position!,
             publishedAt: status === "published" ? now : null,
             createdAt: now,
             updatedAt: now
@@ -151,31 +128,32 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
         yield* lockPortal(sql, organizationId)
         const current = yield* find(organizationId, id)
         const now = new Date()
-        const columns: Record<string, unknown> = {}
-        if (changes.title !== undefined) columns.title = changes.title
-        if (changes.body !== undefined) columns.body = changes.body
-        if (changes.meta_description !== undefined) columns.metaDescription = changes.meta_description
-        if (changes.position !== undefined) columns.position = changes.position
-        if (changes.status !== undefined) {
-          columns.status = changes.status
-          if (changes.status === "published" && current.published_at === null) columns.publishedAt = now
-        }
-        if (changes.collection !== undefined && changes.collection !== current.collection) {
-          yield* requireCollection(organizationId, changes.collection)
-          columns.collectionId = changes.collection
-          if (changes.position === undefined) columns.position = yield* nextPosition(organizationId, changes.collection)
-        }
-        if (changes.slug !== undefined && changes.slug !== current.slug) {
-          const slug = yield* chooseSlug(sql, {
-            table: "hc_articles",
-            organizationId,
-            wanted: changes.slug,
-            text: changes.title ?? current.title,
-            fallback: "article",
-            exceptId: id
-          })
-          if (slug === undefined) return yield* new SlugTaken({ kind: "article", slug: changes.slug })
-          columns.slug = slug
+        const moved = changes.collection !== undefined && changes.collection !== current.collection
+        if (moved) yield* requireCollection(organizationId, changes.collection!)
+        const position = yield* placement(sql, "article", organizationId, {
+          position: changes.position,
+          ...(moved ? { movedTo: { parent: changes.collection! } } : {})
+        })
+        const slug =
+          changes.slug !== undefined && changes.slug !== current.slug
+            ? yield* claimSlug(sql, {
+                kind: "article",
+                organizationId,
+                wanted: changes.slug,
+                text: changes.title ?? current.title,
+                exceptId: id
+              })
+            : undefined
+        const firstPublished = changes.status === "published" && current.publishedAt === null
+        const columns = {
+          ...(changes.title === undefined ? {} : { title: changes.title }),
+          ...(changes.body === undefined ? {} : { body: changes.body }),
+          ...(changes.meta_description === undefined ? {} : { metaDescription: changes.meta_description }),
+          ...(position === undefined ? {} : { position }),
+          ...(changes.status === undefined ? {} : { status: changes.status }),
+          ...(firstPublished ? { publishedAt: now } : {}),
+          ...(moved ? { collectionId: changes.collection } : {}),
+          ...(slug === undefined ? {} : { slug })
         }
         if (Object.keys(columns).length > 0)
           yield* sql`UPDATE hc_articles SET ${sql.update({ ...columns, updatedAt: now })}
@@ -191,6 +169,6 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
         yield* sql`DELETE FROM hc_articles WHERE id = ${id} AND organization_id = ${organizationId}`
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Articles.remove"))
 
-    return { list, get, create, update, remove } as const
+    return { list, findById, create, update, remove } as const
   })
 }) {}

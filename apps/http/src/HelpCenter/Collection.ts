@@ -1,13 +1,11 @@
 import { ParseResult, Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 import { Timestamp } from "../Http/Representation.js"
+import { positionField } from "./Positions.js"
 import { MAX_SLUG_LENGTH, SLUG_PATTERN } from "./Slugs.js"
 
 /** Limits of a collection's text fields, in characters. */
 export const COLLECTION_LIMITS = { name: 255, metaDescription: 500, icon: 100 } as const
-
-/** Largest `position` of a collection or article. */
-export const MAX_POSITION = 1_000_000
 
 /** A help-center collection as the flat list and the detail show it. */
 export const Collection = Schema.Struct({
@@ -159,7 +157,7 @@ const collectionFields = {
   slug: Fields.optional(slugField),
   meta_description: Fields.optional(Fields.text({ maxLength: COLLECTION_LIMITS.metaDescription, allowBlank: true })),
   icon: Fields.optional(Fields.text({ maxLength: COLLECTION_LIMITS.icon, allowBlank: true })),
-  position: Fields.optional(Fields.integer({ minimum: 0, maximum: MAX_POSITION })),
+  position: positionField,
   parent: Fields.optional(nullableId)
 }
 

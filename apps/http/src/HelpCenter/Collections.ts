@@ -1,11 +1,13 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import type { ArticleStatus } from "./Article.js"
-import type { ArticleNode, Collection, CollectionCreate, CollectionNode, CollectionUpdate } from "./Collection.js"
-import { CollectionNotEmpty, CollectionNotFound, InvalidMove, SlugTaken, UnknownCollection } from "./Errors.js"
-import { chooseSlug, lockPortal } from "./Portals.js"
+import type { CollectionCreate, CollectionUpdate } from "./Collection.js"
+import { CollectionNotEmpty, CollectionNotFound, InvalidMove, UnknownCollection } from "./Errors.js"
+import { ArticleSummaryModel, CollectionModel, decodeRow } from "./Models.js"
+import { lockPortal } from "./Portals.js"
+import { placement } from "./Positions.js"
+import { claimSlug } from "./Slugs.js"
 import { buildTree, refuseMove } from "./Tree.js"
 
 /** Orderings of the flat collection list (default: position, then id). */
@@ -24,57 +26,9 @@ export const CollectionOrdering = Ordering.make({
 /** Which embedded articles the tree shows: all, only published ones, or only unpublished ones. */
 export type ArticleSelection = "all" | "published" | "unpublished"
 
-interface CollectionRow {
-  readonly id: string
-  readonly portalId: string
-  readonly parentId: string | null
-  readonly name: string
-  readonly slug: string
-  readonly metaDescription: string
-  readonly icon: string
-  readonly position: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-}
-
-interface ArticleNodeRow {
-  readonly id: string
-  readonly collectionId: string
-  readonly title: string
-  readonly slug: string
-  readonly status: ArticleStatus
-  readonly metaDescription: string
-  readonly position: number
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly publishedAt: Date | null
-}
-
-const toCollection = (row: CollectionRow): Collection => ({
-  id: Number(row.id),
-  portal: Number(row.portalId),
-  name: row.name,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-  parent: row.parentId === null ? null : Number(row.parentId),
-  slug: row.slug,
-  meta_description: row.metaDescription,
-  icon: row.icon,
-  position: row.position
-})
-
-const toArticleNode = (row: ArticleNodeRow): ArticleNode & { readonly collection: number } => ({
-  id: Number(row.id),
-  collection: Number(row.collectionId),
-  title: row.title,
-  slug: row.slug,
-  status: row.status,
-  meta_description: row.metaDescription,
-  position: row.position,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-  published_at: row.publishedAt
-})
+const InOrganization = Schema.Struct({ organizationId: Schema.Number })
+const OneInOrganization = Schema.Struct({ organizationId: Schema.Number, id: Schema.Number })
+const ParentRow = Schema.Struct({ id: Schema.NumberFromString, parentId: Schema.NullOr(Schema.NumberFromString) })
 
 /** Help-center collections of organizations: the flat list, the tree, and writes that keep the tree a tree. */
 export class Collections extends Effect.Service<Collections>()("@helpdesk/http/HelpCenter/Collections", {
@@ -83,26 +37,53 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
     const sql = yield* SqlClient.SqlClient
 
     /** The organization's collections, as a count and a page fetch for `Pagination.paginate`. */
-    const list = (options: { readonly organizationId: number; readonly ordering: Ordering.Ordering<string> }) =>
+    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
       Pagination.page(sql, {
         from: sql`hc_collections c`,
         select: sql`SELECT c.* FROM hc_collections c`,
-        where: sql`c.organization_id = ${options.organizationId}`,
+        where: sql`c.organization_id = ${organizationId}`,
         ordering: options.ordering,
-        decode: toCollection
+        decode: decodeRow("hc_collections", CollectionModel)
       })
 
-    const find = (organizationId: number, id: number) =>
-      sql<CollectionRow>`SELECT * FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(
+    const findOne = SqlSchema.findOne({
+      Request: OneInOrganization,
+      Result: CollectionModel,
+      execute: ({ organizationId, id }) =>
+        sql`SELECT * FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`
+    })
+
+    /** The collection with this id in the organization, or undefined. */
+    const findById = (organizationId: number, id: number): Effect.Effect<CollectionModel | undefined> =>
+      findOne({ organizationId, id }).pipe(
+        Effect.map(Option.getOrUndefined),
         Effect.orDie,
-        Effect.flatMap((rows) =>
-          rows[0] === undefined ? Effect.fail(new CollectionNotFound({ id })) : Effect.succeed(toCollection(rows[0]))
-        )
+        Effect.withSpan("Collections.findById")
       )
 
-    /** One collection of the organization. */
-    const get = (organizationId: number, id: number) =>
-      find(organizationId, id).pipe(Effect.withSpan("Collections.get"))
+    const find = (organizationId: number, id: number) =>
+      Effect.flatMap(findById(organizationId, id), (found) =>
+        found === undefined ? Effect.fail(new CollectionNotFound({ id })) : Effect.succeed(found)
+      )
+
+    const allCollections = SqlSchema.findAll({
+      Request: InOrganization,
+      Result: CollectionModel,
+      execute: ({ organizationId }) => sql`SELECT * FROM hc_collections WHERE organization_id = ${organizationId}`
+    })
+
+    const embeddedArticles = SqlSchema.findAll({
+      Request: Schema.Struct({
+        organizationId: Schema.Number,
+        selection: Schema.Literal("all", "published", "unpublished")
+      }),
+      Result: ArticleSummaryModel,
+      execute: ({ organizationId, selection }) => sql`
+        SELECT id, collection_id, title, slug, status, meta_description, position, created_at, updated_at,
+               published_at
+        FROM hc_articles WHERE organization_id = ${organizationId}
+        ${selection === "published" ? sql`AND status = 'published'` : selection === "unpublished" ? sql`AND status <> 'published'` : sql``}`
+    })
 
     /**
      * The organization's collections nested by parent, each level ordered by position then id. With
@@ -110,44 +91,29 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
      */
     const tree = (organizationId: number, articles: ArticleSelection | undefined) =>
       Effect.gen(function* () {
-        const collections = (yield* sql<CollectionRow>`
-          SELECT * FROM hc_collections WHERE organization_id = ${organizationId}`).map(toCollection)
+        const collections = yield* allCollections({ organizationId })
         const embedded =
-          articles === undefined
-            ? undefined
-            : (yield* sql<ArticleNodeRow>`
-                SELECT id, collection_id, title, slug, status, meta_description, position, created_at, updated_at,
-                       published_at
-                FROM hc_articles WHERE organization_id = ${organizationId}
-                ${articles === "published" ? sql`AND status = 'published'` : articles === "unpublished" ? sql`AND status <> 'published'` : sql``}`).map(
-                toArticleNode
-              )
-        return buildTree(collections, embedded).map(toNode)
+          articles === undefined ? undefined : yield* embeddedArticles({ organizationId, selection: articles })
+        return buildTree(collections, embedded)
       }).pipe(Effect.orDie, Effect.withSpan("Collections.tree"))
 
-    const parentMap = (organizationId: number) =>
-      Effect.map(
-        sql<{ readonly id: string; readonly parentId: string | null }>`
-          SELECT id, parent_id FROM hc_collections WHERE organization_id = ${organizationId}`,
-        (rows) => new Map(rows.map((r) => [Number(r.id), r.parentId === null ? null : Number(r.parentId)] as const))
-      )
+    const parentRows = SqlSchema.findAll({
+      Request: InOrganization,
+      Result: ParentRow,
+      execute: ({ organizationId }) =>
+        sql`SELECT id, parent_id FROM hc_collections WHERE organization_id = ${organizationId}`
+    })
 
     const checkParent = (organizationId: number, id: number | undefined, parent: number | null) =>
       Effect.gen(function* () {
-        const parents = yield* parentMap(organizationId)
+        const parents = new Map(
+          (yield* Effect.orDie(parentRows({ organizationId }))).map((r) => [r.id, r.parentId] as const)
+        )
         if (parent !== null && !parents.has(parent))
           return yield* new UnknownCollection({ field: "parent", id: parent })
         const refusal = refuseMove(parents, id, parent)
         if (refusal !== undefined) return yield* new InvalidMove({ reason: refusal })
       })
-
-    const nextPosition = (organizationId: number, parent: number | null) =>
-      Effect.map(
-        sql<{ readonly next: number }>`
-          SELECT COALESCE(max(position) + 1, 0)::int AS next FROM hc_collections
-          WHERE organization_id = ${organizationId} AND parent_id IS NOT DISTINCT FROM ${parent}`,
-        (rows) => rows[0]!.next
-      )
 
     /** Creates a collection; a blank slug is generated from the name; without position it goes last. */
     const create = (organizationId: number, input: CollectionCreate) =>
@@ -155,15 +121,16 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
         const portal = yield* lockPortal(sql, organizationId)
         const parent = input.parent ?? null
         yield* checkParent(organizationId, undefined, parent)
-        const slug = yield* chooseSlug(sql, {
-          table: "hc_collections",
+        const slug = yield* claimSlug(sql, {
+          kind: "collection",
           organizationId,
           wanted: input.slug ?? "",
-          text: input.name,
-          fallback: "collection"
+          text: input.name
         })
-        if (slug === undefined) return yield* new SlugTaken({ kind: "collection", slug: input.slug ?? "" })
-        const position = input.position ?? (yield* nextPosition(organizationId, parent))
+        const position = yield* placement(sql, "collection", organizationId, {
+          position: input.position,
+          movedTo: { parent }
+        })
         const rows = yield* sql<{ readonly id: string }>`
           INSERT INTO hc_collections ${sql.insert({
             organizationId,
@@ -173,7 +140,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
             slug,
             metaDescription: input.meta_description ?? "",
             icon: input.icon ?? "",
-            position
+            position: position!
           })} RETURNING id`
         return yield* find(organizationId, Number(rows[0]!.id))
       }).pipe(
@@ -188,27 +155,29 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
       Effect.gen(function* () {
         yield* lockPortal(sql, organizationId)
         const current = yield* find(organizationId, id)
-        const columns: Record<string, unknown> = {}
-        if (changes.name !== undefined) columns.name = changes.name
-        if (changes.meta_description !== undefined) columns.metaDescription = changes.meta_description
-        if (changes.icon !== undefined) columns.icon = changes.icon
-        if (changes.position !== undefined) columns.position = changes.position
-        if (changes.parent !== undefined && changes.parent !== current.parent) {
-          yield* checkParent(organizationId, id, changes.parent)
-          columns.parentId = changes.parent
-          if (changes.position === undefined) columns.position = yield* nextPosition(organizationId, changes.parent)
-        }
-        if (changes.slug !== undefined && changes.slug !== current.slug) {
-          const slug = yield* chooseSlug(sql, {
-            table: "hc_collections",
-            organizationId,
-            wanted: changes.slug,
-            text: changes.name ?? current.name,
-            fallback: "collection",
-            exceptId: id
-          })
-          if (slug === undefined) return yield* new SlugTaken({ kind: "collection", slug: changes.slug })
-          columns.slug = slug
+        const moved = changes.parent !== undefined && changes.parent !== current.parent
+        if (moved) yield* checkParent(organizationId, id, changes.parent!)
+        const position = yield* placement(sql, "collection", organizationId, {
+          position: changes.position,
+          ...(moved ? { movedTo: { parent: changes.parent! } } : {})
+        })
+        const slug =
+          changes.slug !== undefined && changes.slug !== current.slug
+            ? yield* claimSlug(sql, {
+                kind: "collection",
+                organizationId,
+                wanted: changes.slug,
+                text: changes.name ?? current.name,
+                exceptId: id
+              })
+            : undefined
+        const columns = {
+          ...(changes.name === undefined ? {} : { name: changes.name }),
+          ...(changes.meta_description === undefined ? {} : { metaDescription: changes.meta_description }),
+          ...(changes.icon === undefined ? {} : { icon: changes.icon }),
+          ...(position === undefined ? {} : { position }),
+          ...(moved ? { parentId: changes.parent } : {}),
+          ...(slug === undefined ? {} : { slug })
         }
         if (Object.keys(columns).length > 0)
           yield* sql`UPDATE hc_collections SET ${sql.update({ ...columns, updatedAt: new Date() })}
@@ -229,24 +198,6 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
         yield* sql`DELETE FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Collections.remove"))
 
-    return { list, get, tree, create, update, remove } as const
+    return { list, findById, tree, create, update, remove } as const
   })
 }) {}
-
-type Built = ReturnType<typeof buildTree<Collection, ArticleNode & { readonly collection: number }>>[number]
-
-const toNode = (node: Built): CollectionNode => ({
-  id: node.id,
-  parent: node.parent,
-  name: node.name,
-  slug: node.slug,
-  meta_description: node.meta_description,
-  icon: node.icon,
-  position: node.position,
-  created_at: node.created_at,
-  updated_at: node.updated_at,
-  children: node.children.map(toNode),
-  ...(node.articles === undefined
-    ? {}
-    : { articles: node.articles.map(({ collection: _collection, ...article }) => article) })
-})

@@ -4,14 +4,13 @@ import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
-import * as Pagination from "../Http/Pagination.js"
 import { parseIntegerId } from "../Http/PathParams.js"
-import * as RequestBody from "../Http/RequestBody.js"
-import { created, noContent } from "../Http/Responses.js"
-import { ARTICLE_STATUSES, Article, ArticleCreate, type ArticleStatus, ArticleUpdate } from "./Article.js"
-import { ArticleOrdering, Articles } from "./Articles.js"
-import { Collection, CollectionCreate, CollectionUpdate, encodeCollectionNode } from "./Collection.js"
-import { CollectionOrdering, Collections } from "./Collections.js"
+import * as Resource from "../Http/Resource.js"
+import { ArticleResource, CollectionResource, nodeToWire } from "./Api.js"
+import { ARTICLE_STATUSES, type ArticleStatus } from "./Article.js"
+import { Articles } from "./Articles.js"
+import { encodeCollectionNode } from "./Collection.js"
+import { Collections } from "./Collections.js"
 import type {
   ArticleNotFound,
   CollectionNotEmpty,
@@ -56,11 +55,6 @@ const toHttpError = (error: HelpCenterError): ValidationError | NotFound => {
   }
 }
 
-const pathId = (segment: string) => {
-  const id = parseIntegerId(segment)
-  return id === undefined ? Effect.fail(new NotFound()) : Effect.succeed(id)
-}
-
 const parseCollectionFilter = (value: string | undefined) =>
   Effect.gen(function* () {
     if (value === undefined || value.trim() === "") return undefined
@@ -86,13 +80,31 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const collections = yield* Collections
-    const articles = yield* Articles
     const access = yield* OrganizationAccess
+    const permissions = { read: "help_center.read", write: "help_center.write" } as const
+    const collection = yield* Resource.handlers(CollectionResource, {
+      permissions,
+      parseId: parseIntegerId,
+      filters: () => Effect.succeed({}),
+      writeError: toHttpError,
+      repository: collections
+    })
+    const article = yield* Resource.handlers(ArticleResource, {
+      permissions,
+      parseId: parseIntegerId,
+      filters: (urlParams) =>
+        Effect.all({
+          collection: parseCollectionFilter(urlParams.collection),
+          status: parseStatusFilter(urlParams.status)
+        }),
+      writeError: toHttpError,
+      repository: yield* Articles
+    })
 
     return handlers
       .handle("portal", ({ path }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.read")
+          const scope = yield* access.require(path.organization_id, permissions.read)
           const id = yield* ensurePortal(sql, scope.organizationId).pipe(Effect.orDie)
           const rows = yield* sql<{
             readonly createdAt: Date
@@ -100,112 +112,24 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
           return { id, created_at: rows[0]!.createdAt }
         })
       )
-      .handle("listCollections", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.read")
-          const page = yield* Pagination.parse(urlParams)
-          const ordering = yield* CollectionOrdering.parse(urlParams.ordering)
-          return yield* Pagination.paginate(
-            request,
-            page,
-            collections.list({ organizationId: scope.organizationId, ordering })
-          )
-        })
-      )
       .handle("tree", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.read")
+          const scope = yield* access.require(path.organization_id, permissions.read)
           const selection = yield* parseTreeQuery(urlParams)
           const tree = yield* collections.tree(scope.organizationId, selection)
           // Encoded by hand (same JSON as the declared schema): the schema's per-node checks dominate large trees.
-          return HttpServerResponse.unsafeJson(tree.map(encodeCollectionNode))
+          return HttpServerResponse.unsafeJson(tree.map((node) => encodeCollectionNode(nodeToWire(node))))
         })
       )
-      .handleRaw("createCollection", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.write")
-          const body = yield* RequestBody.decode(request, CollectionCreate)
-          const collection = yield* collections.create(scope.organizationId, body).pipe(Effect.mapError(toHttpError))
-          return yield* created(
-            request,
-            Collection,
-            collection,
-            `/organizations/${scope.publicId}/portal/collections/${collection.id}/`
-          )
-        })
-      )
-      .handle("getCollection", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.read")
-          const id = yield* pathId(path.collection_id)
-          return yield* collections.get(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
-        })
-      )
-      .handleRaw("updateCollection", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.write")
-          const id = yield* pathId(path.collection_id)
-          const body = yield* RequestBody.decode(request, CollectionUpdate)
-          return yield* collections.update(scope.organizationId, id, body).pipe(Effect.mapError(toHttpError))
-        })
-      )
-      .handle("deleteCollection", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.write")
-          const id = yield* pathId(path.collection_id)
-          yield* collections.remove(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
-          return noContent
-        })
-      )
-      .handle("listArticles", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.read")
-          const collection = yield* parseCollectionFilter(urlParams.collection)
-          const status = yield* parseStatusFilter(urlParams.status)
-          const page = yield* Pagination.parse(urlParams)
-          const ordering = yield* ArticleOrdering.parse(urlParams.ordering)
-          return yield* Pagination.paginate(
-            request,
-            page,
-            articles.list({ organizationId: scope.organizationId, collection, status, ordering })
-          )
-        })
-      )
-      .handleRaw("createArticle", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.write")
-          const body = yield* RequestBody.decode(request, ArticleCreate)
-          const article = yield* articles.create(scope.organizationId, body).pipe(Effect.mapError(toHttpError))
-          return yield* created(
-            request,
-            Article,
-            article,
-            `/organizations/${scope.publicId}/portal/articles/${article.id}/`
-          )
-        })
-      )
-      .handle("getArticle", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.read")
-          const id = yield* pathId(path.article_id)
-          return yield* articles.get(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
-        })
-      )
-      .handleRaw("updateArticle", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.write")
-          const id = yield* pathId(path.article_id)
-          const body = yield* RequestBody.decode(request, ArticleUpdate)
-          return yield* articles.update(scope.organizationId, id, body).pipe(Effect.mapError(toHttpError))
-        })
-      )
-      .handle("deleteArticle", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "help_center.write")
-          const id = yield* pathId(path.article_id)
-          yield* articles.remove(scope.organizationId, id).pipe(Effect.mapError(toHttpError))
-          return noContent
-        })
-      )
+      .handle("listCollections", collection.list)
+      .handleRaw("createCollection", collection.create)
+      .handle("getCollection", collection.get)
+      .handleRaw("updateCollection", collection.update)
+      .handleRaw("deleteCollection", collection.delete)
+      .handle("listArticles", article.list)
+      .handleRaw("createArticle", article.create)
+      .handle("getArticle", article.get)
+      .handleRaw("updateArticle", article.update)
+      .handleRaw("deleteArticle", article.delete)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Articles.Default, Collections.Default]))

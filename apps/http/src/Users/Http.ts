@@ -1,188 +1,112 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import type { MemberRole } from "../Auth/CurrentCaller.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
-import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
+import { OrganizationAccess, type OrganizationScope } from "../Auth/OrganizationAccess.js"
 import { allows, deniedDetail } from "../Auth/Permissions.js"
-import { PersonalTokenOrdering, type TokenRecord, Tokens } from "../Auth/Tokens.js"
+import { Tokens } from "../Auth/Tokens.js"
 import { Conflict, NotFound, PermissionDenied } from "../Http/Errors.js"
-import * as Pagination from "../Http/Pagination.js"
 import { parseIntegerId } from "../Http/PathParams.js"
-import * as RequestBody from "../Http/RequestBody.js"
-import { created, noContent } from "../Http/Responses.js"
-import { Member, MemberCreate, MemberUpdate } from "./Member.js"
-import type { LastOwner } from "./MembershipErrors.js"
-import { MemberOrdering, Memberships, type Member as StoredMember } from "./Memberships.js"
-import { IssuedPersonalToken, type PersonalToken, PersonalTokenCreate } from "./PersonalToken.js"
+import * as Resource from "../Http/Resource.js"
+import { MemberResource, PersonalTokenResource } from "./Api.js"
+import { type AlreadyMember, type LastOwner, MemberNotFound } from "./MembershipErrors.js"
+import { Memberships } from "./Memberships.js"
 import { Users } from "./Users.js"
 
-const toWire = (member: StoredMember): Member => ({
-  id: member.id,
-  email: member.email,
-  name: member.name,
-  profile_picture_url: member.profilePictureUrl,
-  role: member.role,
-  joined_at: member.joinedAt
-})
-
-const toToken = (token: TokenRecord): PersonalToken => ({
-  id: token.id,
-  name: token.name,
-  prefix: token.displayPrefix,
-  created_at: token.createdAt,
-  revoked_at: token.revokedAt
-})
-
 // Owners are made, changed and removed by owners only (decision 0413).
-const ownersOnly = () => new PermissionDenied({ detail: deniedDetail("members.owners")! })
+const ownersOnly = (scope: OrganizationScope, ...roles: ReadonlyArray<MemberRole | undefined>) =>
+  roles.includes("owner") && !allows("members.owners", scope.role)
+    ? Effect.fail(new PermissionDenied({ detail: deniedDetail("members.owners")! }))
+    : Effect.void
 
-const lastOwner = (error: LastOwner) => new Conflict({ detail: error.message })
-
-const gone = () => Effect.fail(new NotFound())
+/** The wire error of a refused member write. */
+const memberWriteError = (error: AlreadyMember | MemberNotFound | LastOwner): Conflict | NotFound => {
+  switch (error._tag) {
+    case "AlreadyMember":
+      return new Conflict({
+        detail: `${error.email} is already a member (${error.role}): change their role with PATCH members/${error.userId}/.`
+      })
+    case "MemberNotFound":
+      return new NotFound()
+    case "LastOwner":
+      return new Conflict({ detail: error.message })
+  }
+}
 
 /** Handlers of the `members` group: the service the CLI's `user add` uses, with the API's rules. */
 export const MembersLive = HttpApiBuilder.group(Api, "members", (handlers) =>
   Effect.gen(function* () {
     const memberships = yield* Memberships
     const users = yield* Users
-    const access = yield* OrganizationAccess
-
-    const existing = (organizationId: number, segment: string) =>
-      Effect.gen(function* () {
-        const id = parseIntegerId(segment)
-        const member = id === undefined ? undefined : yield* memberships.find(organizationId, id)
-        if (member === undefined) return yield* new NotFound()
-        return member
-      })
-
-    return handlers
-      .handle("list", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "members.read")
-          const ordering = yield* MemberOrdering.parse(urlParams.ordering)
-          const page = yield* Pagination.parse(urlParams)
-          const result = yield* Pagination.paginate(
-            request,
-            page,
-            memberships.list(scope.organizationId, { search: urlParams.search ?? "", ordering })
-          )
-          return { ...result, results: result.results.map(toWire) }
-        })
-      )
-      .handleRaw("create", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "members.write")
-          const input = yield* RequestBody.decode(request, MemberCreate)
-          const role = input.role ?? "member"
-          if (role === "owner" && !allows("members.owners", scope.role)) return yield* ownersOnly()
-          const user = yield* users.ensure(input.email, input.name ?? "")
-          const member = yield* memberships.add(scope.organizationId, user.id, role).pipe(
-            Effect.catchTag("AlreadyMember", (error) =>
-              Effect.fail(
-                new Conflict({
-                  detail: `${user.email} is already a member (${error.role}): change their role with PATCH members/${user.id}/.`
-                })
+    const resource = yield* Resource.handlers(MemberResource, {
+      permissions: { read: "members.read", write: "members.write" },
+      parseId: parseIntegerId,
+      filters: (urlParams) => Effect.succeed({ search: urlParams.search ?? "" }),
+      writeError: memberWriteError,
+      checks: {
+        create: (scope, input) => ownersOnly(scope, input.role),
+        // An unchanged role needs no owner's say.
+        update: (scope, member, { role }) =>
+          role === undefined || role === member.role ? Effect.void : ownersOnly(scope, member.role, role),
+        delete: (scope, member) => ownersOnly(scope, member.role)
+      },
+      repository: {
+        findById: memberships.find,
+        list: memberships.list,
+        create: (organizationId, input) =>
+          Effect.flatMap(users.ensure(input.email, input.name ?? ""), (user) =>
+            memberships.add(organizationId, user, input.role ?? "member")
+          ),
+        update: (organizationId, userId, { role }) =>
+          role === undefined
+            ? Effect.flatMap(memberships.find(organizationId, userId), (member) =>
+                member === undefined ? Effect.fail(new MemberNotFound({ userId })) : Effect.succeed(member)
               )
-            )
-          )
-          return yield* created(
-            request,
-            Member,
-            toWire(member),
-            `/organizations/${scope.publicId}/members/${member.id}/`
-          )
-        })
-      )
-      .handle("get", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "members.read")
-          return toWire(yield* existing(scope.organizationId, path.user_id))
-        })
-      )
-      .handleRaw("update", ({ path, request }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "members.write")
-          const member = yield* existing(scope.organizationId, path.user_id)
-          const { role } = yield* RequestBody.decode(request, MemberUpdate)
-          if (role === undefined || role === member.role) return toWire(member)
-          if ((member.role === "owner" || role === "owner") && !allows("members.owners", scope.role))
-            return yield* ownersOnly()
-          const changed = yield* memberships
-            .changeRole(scope.organizationId, member.id, role)
-            .pipe(Effect.catchTags({ MemberNotFound: gone, LastOwner: (error) => Effect.fail(lastOwner(error)) }))
-          return toWire(changed)
-        })
-      )
-      .handleRaw("delete", ({ path }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "members.write")
-          const member = yield* existing(scope.organizationId, path.user_id)
-          if (member.role === "owner" && !allows("members.owners", scope.role)) return yield* ownersOnly()
-          yield* memberships
-            .remove(scope.organizationId, member.id)
-            .pipe(Effect.catchTags({ MemberNotFound: gone, LastOwner: (error) => Effect.fail(lastOwner(error)) }))
-          return noContent
-        })
-      )
+            : memberships.changeRole(organizationId, userId, role),
+        remove: memberships.remove
+      }
+    })
+    return handlers
+      .handle("list", resource.list)
+      .handleRaw("create", resource.create)
+      .handle("get", resource.get)
+      .handleRaw("update", resource.update)
+      .handleRaw("delete", resource.delete)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Memberships.Default, Users.Default, Tokens.Default]))
+
+// The roles table lets only people through (`personal_tokens.manage`); a person's id is then the caller's.
+const person = Effect.flatMap(CurrentCaller, (caller) =>
+  caller._tag === "Person" ? Effect.succeed(caller.userId) : Effect.dieMessage("personal tokens are people's only")
+)
 
 /** Handlers of the `personalTokens` group: the calling person's own tokens, through the CLI's `Tokens` service. */
 export const PersonalTokensLive = HttpApiBuilder.group(Api, "personalTokens", (handlers) =>
   Effect.gen(function* () {
     const tokens = yield* Tokens
-    const access = yield* OrganizationAccess
-
-    // The roles table lets only people through; a person's id is then the caller's.
-    const person = (organizationId: string) =>
-      Effect.gen(function* () {
-        const scope = yield* access.require(organizationId, "personal_tokens.manage")
-        const caller = yield* CurrentCaller
-        if (caller._tag !== "Person")
-          return yield* new PermissionDenied({ detail: deniedDetail("personal_tokens.manage")! })
-        return { scope, userId: caller.userId }
-      })
-
+    const resource = yield* Resource.handlers(PersonalTokenResource, {
+      permissions: { read: "personal_tokens.manage", write: "personal_tokens.manage" },
+      parseId: parseIntegerId,
+      filters: () => Effect.succeed({}),
+      writeError: () => new NotFound(),
+      repository: {
+        findById: (_organizationId, id) => Effect.flatMap(person, (userId) => tokens.findPersonal(userId, id)),
+        list: (_organizationId, { ordering }) => ({
+          count: Effect.flatMap(person, (userId) => tokens.listPersonal(userId, ordering).count),
+          fetch: (window) => Effect.flatMap(person, (userId) => tokens.listPersonal(userId, ordering).fetch(window))
+        }),
+        create: (_organizationId, input) =>
+          Effect.flatMap(person, (userId) => tokens.issuePersonal(userId, input.name ?? "")),
+        // Revoking twice answers 204 again; another person's token is not theirs to find (404).
+        remove: (_organizationId, id) =>
+          Effect.asVoid(Effect.flatMap(person, (userId) => tokens.revokePersonal(userId, id)))
+      }
+    })
     return handlers
-      .handle("list", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
-          const { userId } = yield* person(path.organization_id)
-          const ordering = yield* PersonalTokenOrdering.parse(urlParams.ordering)
-          const page = yield* Pagination.parse(urlParams)
-          const result = yield* Pagination.paginate(request, page, tokens.listPersonal(userId, ordering))
-          return { ...result, results: result.results.map(toToken) }
-        })
-      )
-      .handleRaw("create", ({ path, request }) =>
-        Effect.gen(function* () {
-          const { scope, userId } = yield* person(path.organization_id)
-          const input = yield* RequestBody.decode(request, PersonalTokenCreate)
-          const issued = yield* tokens.issuePersonal(userId, input.name ?? "")
-          return yield* created(
-            request,
-            IssuedPersonalToken,
-            { ...toToken(issued), token: issued.token },
-            `/organizations/${scope.publicId}/personal-tokens/${issued.id}/`
-          )
-        })
-      )
-      .handle("get", ({ path }) =>
-        Effect.gen(function* () {
-          const { userId } = yield* person(path.organization_id)
-          const id = parseIntegerId(path.token_id)
-          const token = id === undefined ? undefined : yield* tokens.findPersonal(userId, id)
-          if (token === undefined) return yield* new NotFound()
-          return toToken(token)
-        })
-      )
-      .handleRaw("delete", ({ path }) =>
-        Effect.gen(function* () {
-          const { userId } = yield* person(path.organization_id)
-          const id = parseIntegerId(path.token_id)
-          if (id === undefined) return yield* new NotFound()
-          yield* tokens.revokePersonal(userId, id).pipe(Effect.catchTag("TokenNotFound", gone))
-          return noContent
-        })
-      )
+      .handle("list", resource.list)
+      .handleRaw("create", resource.create)
+      .handle("get", resource.get)
+      .handleRaw("delete", resource.delete)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Memberships.Default, Users.Default, Tokens.Default]))

@@ -8,6 +8,7 @@ export class MemberNotFound extends Schema.TaggedError<MemberNotFound>()("Member
 /** The user already belongs to the organization (a role is changed, not added twice). */
 export class AlreadyMember extends Schema.TaggedError<AlreadyMember>()("AlreadyMember", {
   userId: Schema.Number,
+  email: Schema.String,
   role: Schema.String
 }) {}
 

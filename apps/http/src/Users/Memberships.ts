@@ -1,31 +1,26 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
 import { AuthCache } from "../Auth/AuthCache.js"
-import type { MemberRole } from "../Auth/CurrentCaller.js"
+import { MEMBER_ROLES, type MemberRole } from "../Auth/CurrentCaller.js"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { containsPattern } from "../Search/SearchText.js"
 import { AlreadyMember, LastOwner, MemberNotFound } from "./MembershipErrors.js"
 
+/** A member of an organization: the person (`id` is the user's) and their role in it, decoded from its row. */
+export const Member = Schema.Struct({
+  id: Schema.NumberFromString,
+  email: Schema.String,
+  name: Schema.String,
+  profilePictureUrl: Schema.String,
+  role: Schema.Literal(...MEMBER_ROLES),
+  joinedAt: Schema.DateFromSelf
+})
+
 /** A member of an organization: the person and their role in it. */
-export interface Member {
-  readonly id: number
-  readonly email: string
-  readonly name: string
-  readonly profilePictureUrl: string
-  readonly role: MemberRole
-  readonly joinedAt: Date
-}
+export type Member = typeof Member.Type
 
-interface MemberRow {
-  readonly id: string
-  readonly email: string
-  readonly name: string
-  readonly profilePictureUrl: string
-  readonly role: MemberRole
-  readonly joinedAt: Date
-}
-
-const toMember = (row: MemberRow): Member => ({ ...row, id: Number(row.id) })
+const decodeMember = Schema.decodeUnknownSync(Member)
 
 /** Orderings of the member list. */
 export const MemberOrdering = Ordering.make({
@@ -59,23 +54,35 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
     const select = sql`SELECT u.id, u.email, u.name, u.profile_picture_url, m.role, m.created_at AS joined_at
       FROM memberships m JOIN users u ON u.id = m.user_id`
 
+    const findOne = SqlSchema.findOne({
+      Request: Schema.Struct({ organizationId: Schema.Number, userId: Schema.Number }),
+      Result: Member,
+      execute: ({ organizationId, userId }) =>
+        sql`${select} WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}`
+    })
+
     /** The member with this user id, or undefined. */
     const find = (organizationId: number, userId: number): Effect.Effect<Member | undefined> =>
-      sql<MemberRow>`${select} WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toMember(rows[0]))),
+      findOne({ organizationId, userId }).pipe(
+        Effect.map(Option.getOrUndefined),
         Effect.orDie,
         Effect.withSpan("Memberships.find")
       )
 
     /** Adds a user who is not yet a member. */
-    const add = (organizationId: number, userId: number, role: MemberRole): Effect.Effect<Member, AlreadyMember> =>
+    const add = (
+      organizationId: number,
+      user: { readonly id: number; readonly email: string },
+      role: MemberRole
+    ): Effect.Effect<Member, AlreadyMember> =>
       Effect.gen(function* () {
+        const userId = user.id
         const rows = yield* sql`
           INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
           ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`
         if (rows.length === 0) {
           const existing = yield* roleOf(organizationId, userId)
-          return yield* new AlreadyMember({ userId, role: existing ?? role })
+          return yield* new AlreadyMember({ userId, email: user.email, role: existing ?? role })
         }
         return (yield* find(organizationId, userId))!
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Memberships.add"))
@@ -164,19 +171,13 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
           .filter((term) => term !== "")
           .map((term) => sql`(u.email LIKE ${containsPattern(term)} OR lower(u.name) LIKE ${containsPattern(term)})`)
       ])
-      return {
-        count: sql<{ readonly count: string }>`SELECT count(*) AS count
-          FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${where}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<MemberRow>`${select} WHERE ${where}
-            ORDER BY ${options.ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-            Effect.map((rows) => rows.map(toMember)),
-            Effect.orDie
-          )
-      }
+      return Pagination.page(sql, {
+        from: sql`memberships m JOIN users u ON u.id = m.user_id`,
+        select,
+        where,
+        ordering: options.ordering,
+        decode: decodeMember
+      })
     }
 
     return { put, roleOf, find, add, changeRole, remove, list } as const
