@@ -11,6 +11,7 @@ import { blobStoreBenchmark } from "./BlobStoreBenchmark.js"
 import { eventFeedBenchmark } from "./EventFeedBenchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
 import { mailBenchmark } from "./MailBenchmark.js"
+import { slaBreachBenchmark } from "./SlaBreachBenchmark.js"
 import { snoozeTimerBenchmark } from "./SnoozeTimerBenchmark.js"
 import { ticketPipelineBenchmark } from "./TicketPipelineBenchmark.js"
 import { ticketsHttpBenchmark } from "./TicketsHttpBenchmark.js"
@@ -21,6 +22,7 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   ticketsHttpBenchmark,
   ticketPipelineBenchmark,
   snoozeTimerBenchmark,
+  slaBreachBenchmark,
   mailBenchmark,
   eventFeedBenchmark,
   blobStoreBenchmark,

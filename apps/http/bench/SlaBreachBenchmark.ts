@@ -1,0 +1,165 @@
+import { SqlClient } from "@effect/sql"
+import { type Actor, RecordSlaBreach, systemActor, type TicketState } from "@helpdesk/domain"
+import { Console, DateTime, Effect, Layer } from "effect"
+import { Organizations } from "../src/Organizations/Organizations.js"
+import { SLA_BREACH_BATCH, SlaBreachTimerLive } from "../src/Sla/SlaBreachTimer.js"
+import { SlaPolicies } from "../src/Sla/SlaPolicies.js"
+import type { SlaPolicyCreate } from "../src/Sla/SlaPolicy.js"
+import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
+import { Users } from "../src/Users/Users.js"
+import { loadAverage } from "./BenchDatabase.js"
+import type { Benchmark } from "./Benchmark.js"
+import {
+  appendAll,
+  appendOf,
+  createTickets,
+  type TimerBenchContext,
+  timerBenchContext,
+  timerScenario
+} from "./TimerBench.js"
+
+/**
+ * SLA breach lag: `BENCH_SLA_TICKETS` (default 10,000) tickets whose resolution target falls due at instants spread
+ * evenly over `BENCH_SLA_WINDOW` seconds (default 30), breached by the service's own loop (`SlaBreachTimerLive`, at
+ * its default interval unless `SLA_BREACH_TIMER_INTERVAL` is set) on real PostgreSQL. The tickets are opened (their
+ * `TicketCreated` instant) 60 minutes before their due instant under a 60-calendar-minute resolution policy, so the
+ * due times are the service's own computation. Lag = the `TicketSlaBreached` event's `at` (stamped by the write,
+ * just before its batch commits) − its `dueAt`; "visible" = when a reader polling `hd_ticket_sla.breached` every
+ * 250 ms first saw it. A second set all due at one instant measures breaches/s while the loop drains a backlog.
+ * Baseline in the same run: the same `RecordSlaBreach` writes appended directly in batches of the timer's size (the
+ * timer's write path with its inline projections, no claiming query, no waiting for a round): the timer's ceiling.
+ */
+
+const TICKETS = Number(process.env.BENCH_SLA_TICKETS ?? 10_000)
+const WINDOW_SECONDS = Number(process.env.BENCH_SLA_WINDOW ?? 30)
+const RESOLUTION_MINUTES = 60
+const MINUTE_MS = 60_000
+
+type Seeded = ReadonlyArray<{ readonly id: number; readonly state: TicketState }>
+
+/** One organization with one policy (resolution in 60 calendar minutes, never paused) and tickets due when told. */
+const seeder = Effect.gen(function* () {
+  const owner = yield* (yield* Users).ensure("bench-sla@example.com", "Bench")
+  const organization = yield* (yield* Organizations).create({ name: "SLA bench", createdBy: owner.id })
+  const inbox = yield* (yield* TicketDirectory).defaultInbox(organization.id)
+  const actor: Actor = { role: "associate", user: null }
+  const policy = yield* (yield* SlaPolicies).create(organization.id, {
+    name: "Bench",
+    resolution_minutes: RESOLUTION_MINUTES,
+    business_hours: false,
+    pause_when_waiting_on_customer: false
+  } as SlaPolicyCreate)
+  const target = { organizationId: organization.id, inbox, actor, subject: "SLA ticket" }
+
+  /** Tickets whose resolution falls due at `dueOf(i)` (epoch ms). */
+  const create = (count: number, dueOf: (i: number) => number) =>
+    createTickets(target, count, (i) => DateTime.unsafeMake(dueOf(i) - RESOLUTION_MINUTES * MINUTE_MS))
+
+  /** The ceiling: the timer's events for `tickets`, appended directly, `batch` streams per append, in sequence. */
+  const breachDirectly = (tickets: Seeded, dueAt: number, batch: number) =>
+    Effect.gen(function* () {
+      for (let i = 0; i < tickets.length; i += batch) {
+        const at = yield* DateTime.now
+        yield* appendAll(
+          tickets.slice(i, i + batch).map(({ id, state }) =>
+            appendOf(
+              id,
+              state,
+              new RecordSlaBreach({
+                ticketId: id,
+                at,
+                actor: systemActor,
+                policyId: policy.id,
+                target: "resolution",
+                dueAt: DateTime.unsafeMake(dueAt)
+              }),
+              1
+            )
+          )
+        )
+      }
+    })
+
+  return { create, breachDirectly } as const
+})
+
+/** Runs the service's breach loop while `ids`, due at `dues`, breach; prints the lags, answers breaches/s. */
+const scenario = (label: string, ids: ReadonlyArray<number>, dues: ReadonlyArray<number>, context: TimerBenchContext) =>
+  timerScenario({
+    label,
+    loop: SlaBreachTimerLive.pipe(Layer.provide(Layer.succeedContext(context))),
+    ids,
+    dues,
+    eventType: "TicketSlaBreached",
+    dueName: "due",
+    unit: "breach",
+    done: (pending) =>
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ ticketId: string }>`
+          SELECT ticket_id FROM hd_ticket_sla WHERE ticket_id = ANY(${pending}::bigint[]) AND breached`
+      )
+  })
+
+const run = Effect.scoped(
+  Effect.gen(function* () {
+    const context = yield* timerBenchContext(
+      "sla",
+      `${TICKETS} tickets per set, loop interval ${process.env.SLA_BREACH_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SLA_BREACH_BATCH}`
+    )
+    yield* Effect.gen(function* () {
+      const seed = yield* seeder
+
+      // Baseline: tickets already due (no timer runs yet), their breaches appended directly.
+      const seedStart = performance.now()
+      const baseDue = Date.now() - 1000
+      const baseTickets = yield* seed.create(TICKETS, () => baseDue)
+      const seedSeconds = (performance.now() - seedStart) / 1000
+      yield* Console.log(`seeded:       ${TICKETS} tickets in ${seedSeconds.toFixed(1)} s (each set)`)
+      const baseStart = performance.now()
+      yield* seed.breachDirectly(baseTickets, baseDue, SLA_BREACH_BATCH)
+      const baseSeconds = (performance.now() - baseStart) / 1000
+      const baseRate = TICKETS / baseSeconds
+      yield* Console.log(
+        `\nbaseline: the same TicketSlaBreached events appended directly (${SLA_BREACH_BATCH} streams per append): ${baseRate.toFixed(0)} breaches/s (${TICKETS} in ${baseSeconds.toFixed(2)} s)`
+      )
+
+      // Each set falls due from a moment safely after it is seeded (seeding a set took seedSeconds).
+      const firstDue = () => Date.now() + Math.ceil(seedSeconds * 1500) + 2000
+
+      const spreadStart = firstDue()
+      const spreadDues = Array.from(
+        { length: TICKETS },
+        (_, i) => spreadStart + Math.floor((i * WINDOW_SECONDS * 1000) / TICKETS)
+      )
+      const spread = yield* seed.create(TICKETS, (i) => spreadDues[i]!)
+      if (Date.now() >= spreadStart) yield* Console.log("warning: seeding ran past the first due instant")
+      yield* scenario(
+        `spread: ${TICKETS} tickets due evenly over ${WINDOW_SECONDS} s (${(TICKETS / WINDOW_SECONDS).toFixed(0)}/s), the service's loop`,
+        spread.map((t) => t.id),
+        spreadDues,
+        context
+      )
+
+      const burstAt = firstDue()
+      const burst = yield* seed.create(TICKETS, () => burstAt)
+      if (Date.now() >= burstAt) yield* Console.log("warning: seeding ran past the due instant")
+      const burstRate = yield* scenario(
+        `burst: ${TICKETS} tickets due at the same instant, the service's loop`,
+        burst.map((t) => t.id),
+        burst.map(() => burstAt),
+        context
+      )
+      yield* Console.log(`${"".padEnd(44)} ${((100 * burstRate) / baseRate).toFixed(1)}% of the baseline's rate`)
+      yield* Console.log(`\nload average after: ${loadAverage()}`)
+    }).pipe(Effect.provide(context))
+  })
+)
+
+/** SLA breach lag with 10,000 tickets falling due, beside the direct writes' ceiling. */
+export const slaBreachBenchmark: Benchmark = {
+  name: "sla-breach",
+  description:
+    "SLA breach lag (due instant → TicketSlaBreached) with 10,000 tickets falling due, against direct writes",
+  run
+}

@@ -1,0 +1,239 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import {
+  type Actor,
+  CreateTicket,
+  type CustomerRef,
+  decide,
+  EventStore,
+  ExpectedVersion,
+  evolve,
+  type InboxRef,
+  initialState,
+  type StreamAppend,
+  type TicketCommand,
+  type TicketState,
+  ticketStreamId,
+  ticketStreamType,
+  toNewEvent
+} from "@helpdesk/domain"
+import { Console, type DateTime, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
+import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
+import { ServicesLive } from "../src/Services.js"
+import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
+import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
+import { machine } from "./Benchmark.js"
+
+/*
+ * What the timer benchmarks (snooze, SLA breach) share: lag figures, seeding tickets through the domain's decider
+ * many streams per append, and the service's layers on a database created for the run.
+ */
+
+const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
+
+/** Streams per seeding append. */
+export const SEED_BATCH = 250
+
+/** The `p`th percentile of ascending `sorted` values (NaN when empty). */
+export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+
+/** Milliseconds as seconds with two decimals. */
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`
+
+/** One line of lag figures: p50, p99, max and the count. */
+export const describeLags = (label: string, lagsMs: ReadonlyArray<number>) => {
+  const sorted = [...lagsMs].sort((a, b) => a - b)
+  return `${label.padEnd(44)} p50 ${seconds(percentile(sorted, 50)).padStart(8)}   p99 ${seconds(percentile(sorted, 99)).padStart(8)}   max ${seconds(sorted[sorted.length - 1] ?? Number.NaN).padStart(8)}   (${sorted.length} tickets)`
+}
+
+/** The append of `command`'s events to a ticket's stream at `version` (decided on `state`). */
+export const appendOf = (ticketId: number, state: TicketState, command: TicketCommand, version: number) => {
+  const events = Either.getOrThrow(decide(command, state))
+  return {
+    streamId: ticketStreamId(ticketId),
+    streamType: ticketStreamType,
+    expected: version === 0 ? ExpectedVersion.noStream : ExpectedVersion.exact(version),
+    events: events.map((event) => toNewEvent(event, randomUUID()))
+  } satisfies StreamAppend
+}
+
+/** Appends in batches of {@link SEED_BATCH} streams, one append after another. */
+export const appendAll = (appends: ReadonlyArray<StreamAppend>) =>
+  Effect.flatMap(EventStore, (store) =>
+    Effect.forEach(
+      Array.from({ length: Math.ceil(appends.length / SEED_BATCH) }, (_, i) => i),
+      (i) => store.append(appends.slice(i * SEED_BATCH, (i + 1) * SEED_BATCH)),
+      { discard: true }
+    )
+  )
+
+const benchCustomer: CustomerRef = {
+  id: 1,
+  name: "Bench customer",
+  email: "customer@example.com",
+  isSpam: false,
+  company: null,
+  isCompanyManager: false
+}
+
+/** Where seeded tickets go, and who opens them. */
+export interface SeedTarget {
+  readonly organizationId: number
+  readonly inbox: InboxRef
+  readonly actor: Actor
+  readonly subject: string
+}
+
+/**
+ * Creates `count` tickets (an associate's, waiting on the customer), the `i`th opened at `atOf(i)`; returns their
+ * ids and states after creation.
+ */
+export const createTickets = (target: SeedTarget, count: number, atOf: (i: number) => DateTime.Utc) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ id: string }>`SELECT nextval('hd_ticket_id_seq') AS id FROM generate_series(1, ${count})`
+    const ids = rows.map((row) => Number(row.id))
+    const commands = ids.map(
+      (ticketId, i) =>
+        new CreateTicket({
+          ticketId,
+          at: atOf(i),
+          actor: target.actor,
+          publicId: String(ticketId),
+          organizationId: String(target.organizationId),
+          subject: `${target.subject} ${ticketId}`,
+          description: "Seeded for a benchmark.",
+          inbox: target.inbox,
+          channel: { type: "api", connectionId: null },
+          origin: "api",
+          customer: benchCustomer
+        })
+    )
+    yield* appendAll(ids.map((id, i) => appendOf(id, initialState, commands[i]!, 0)))
+    return ids.map((id, i) => ({
+      id,
+      state: Either.getOrThrow(decide(commands[i]!, initialState)).reduce(evolve, initialState)
+    }))
+  })
+
+/**
+ * The service's layers (ticket services, read models, migrations) built on a database created for the run (dropped
+ * after), with the header every timer benchmark prints: machine, server, database, `run` line, load.
+ */
+export const timerBenchContext = (label: string, runLine: string) =>
+  Effect.gen(function* () {
+    const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
+    const database = yield* benchDatabase(baseUrl, label)
+    const Database = MigrationsLive.pipe(
+      Layer.provideMerge(
+        PgPool.layer({
+          url: Redacted.make(withDatabase(baseUrl, database)),
+          maxConnections: 10,
+          namedStatements: true,
+          ...clientOptions
+        })
+      )
+    )
+    const AppLive = TicketServicesLive.pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(Database))
+    const context = yield* Layer.build(AppLive)
+    yield* Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const [settings] = yield* sql<{ version: string; synchronousCommit: string }>`
+        SELECT version() AS version, current_setting('synchronous_commit') AS synchronous_commit`
+      yield* Console.log(`machine:      ${machine()}`)
+      yield* Console.log(`server:       ${settings!.version}, synchronous_commit=${settings!.synchronousCommit}`)
+      yield* Console.log(`database:     ${database} (created for this run, dropped after)`)
+      yield* Console.log(`run:          ${runLine}`)
+      yield* Console.log(`load average: ${loadAverage()}`)
+    }).pipe(Effect.provide(context))
+    return context
+  })
+
+/** What {@link timerBenchContext} provides: the ticket services, repositories and the migrated database. */
+export type TimerBenchContext = Effect.Effect.Success<ReturnType<typeof timerBenchContext>>
+
+/** Every event of `eventType` in the tickets' streams: the `at` it carries (epoch ms), by stream id. */
+const eventTimes = (eventType: string, ids: ReadonlyArray<number>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ streamId: string; at: string }>`
+      SELECT stream_id, data ->> 'at' AS at FROM hd_events
+      WHERE event_type = ${eventType} AND stream_id = ANY(${ids.map(ticketStreamId)}::text[])`.pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.streamId, Date.parse(row.at)])))
+    )
+  )
+
+/** Polls every 250 ms until `done` names every ticket; answers when each was first seen done. */
+const watch = <E, R>(
+  ids: ReadonlyArray<number>,
+  deadline: number,
+  done: (pending: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<{ readonly ticketId: string }>, E, R>
+) =>
+  Effect.gen(function* () {
+    const seen = new Map<number, number>()
+    let pending = [...ids]
+    while (pending.length > 0 && Date.now() < deadline) {
+      const rows = yield* done(pending)
+      const now = Date.now()
+      for (const row of rows) seen.set(Number(row.ticketId), now)
+      pending = pending.filter((id) => !seen.has(id))
+      if (pending.length > 0) yield* Effect.sleep("250 millis")
+    }
+    return seen
+  })
+
+/** A timer's loop run while tickets fall due. */
+export interface TimerScenario<E, R> {
+  readonly label: string
+  /** The service's loop, its requirements provided. */
+  readonly loop: Layer.Layer<never, unknown>
+  readonly ids: ReadonlyArray<number>
+  /** When each ticket falls due (epoch ms). */
+  readonly dues: ReadonlyArray<number>
+  /** The event the timer writes, and what the figures call the due instant and one write. */
+  readonly eventType: string
+  readonly dueName: string
+  readonly unit: string
+  /** Which of `pending` a reader sees done. */
+  readonly done: (pending: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<{ readonly ticketId: string }>, E, R>
+}
+
+/**
+ * Runs the loop until every ticket is seen done (or 3 minutes past the last due instant) and prints the lags (due →
+ * the event's `at`, due → seen by a poller) and the writes per second from the first due instant; answers that rate.
+ */
+export const timerScenario = <E, R>(s: TimerScenario<E, R>) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    yield* Layer.buildWithScope(s.loop, scope)
+    const seen = yield* watch(s.ids, Math.max(...s.dues) + 180_000, s.done)
+    yield* Scope.close(scope, Exit.void)
+    const events = yield* eventTimes(s.eventType, s.ids)
+    const since = (times: (id: number) => number | undefined) =>
+      s.ids.flatMap((id, i) => {
+        const at = times(id)
+        return at === undefined ? [] : [at - s.dues[i]!]
+      })
+    const firstDue = Math.min(...s.dues)
+    const last = Math.max(...events.values())
+    const rate = events.size / ((last - firstDue) / 1000)
+    yield* Console.log(`\n${s.label}`)
+    yield* Console.log(
+      describeLags(
+        `lag: ${s.dueName} → ${s.eventType} at`,
+        since((id) => events.get(ticketStreamId(id)))
+      )
+    )
+    yield* Console.log(
+      describeLags(
+        `lag: ${s.dueName} → visible to a poller`,
+        since((id) => seen.get(id))
+      )
+    )
+    yield* Console.log(
+      `${"throughput".padEnd(44)} ${rate.toFixed(0)} ${s.unit}s/s (first due → last ${s.unit}: ${seconds(last - firstDue)})`
+    )
+    if (events.size !== s.ids.length) yield* Console.log(`NOT all done: ${events.size} of ${s.ids.length}`)
+    return rate
+  })
