@@ -93,7 +93,10 @@ export class DatabaseUrl extends Context.Tag("test/DatabaseUrl")<DatabaseUrl, st
  */
 export const serviceDatabase = Effect.map(DatabaseUrl, (url) => ({
   DATABASE_URL: url,
-  DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1"
+  DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1",
+  // PGlite behind its socket is one session for this process's connections and the service's: the case the
+  // setting is for (two processes' statement names would meet in it, decision 0314).
+  DATABASE_NAMED_STATEMENTS: usesRealPostgres ? "true" : "false"
 }))
 
 const DatabaseOfThisFile = Layer.unwrapScoped(
