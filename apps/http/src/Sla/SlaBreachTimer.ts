@@ -1,15 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { RecordSlaBreach, runTicketBatch, type SlaTarget, systemActor, TicketStore } from "@helpdesk/domain"
-import { Cause, DateTime, Effect, Either, Layer } from "effect"
-import { type BatchResult, drain, timerLoop } from "../Timers/Sweep.js"
+import { RecordSlaBreach, type SlaTarget, systemActor, TicketStore } from "@helpdesk/domain"
+import { DateTime, Effect, Layer } from "effect"
+import { type DueTicket, dueSweeps, firePipelineBatch } from "../Timers/DueTimer.js"
+import { timerLoop } from "../Timers/Sweep.js"
 
 /** Tickets per claiming transaction (one multi-stream append, as the snooze timer's). */
 export const SLA_BREACH_BATCH = 100
 
 /** A breach the timer claimed. */
-interface DueBreach {
-  readonly ticketId: number
-  readonly organizationId: string
+interface DueBreach extends DueTicket {
   readonly policyId: number
   readonly target: SlaTarget
   readonly dueAt: DateTime.Utc
@@ -31,83 +30,41 @@ export class SlaBreachTimer extends Effect.Service<SlaBreachTimer>()("@helpdesk/
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* TicketStore
-    const inClaim = TicketStore.of({ ...store, transaction: (self) => self })
-
-    const fire = (due: ReadonlyArray<DueBreach>, now: DateTime.Utc) =>
+    const fire = firePipelineBatch(
+      "SLA breach timer",
+      yield* TicketStore,
+      ({ ticketId, policyId, target, dueAt }: DueBreach, at) =>
+        new RecordSlaBreach({ ticketId, at, actor: systemActor, policyId, target, dueAt })
+    )
+    const { sweep, sweepBatch, sweepDue } = dueSweeps(sql, "SlaBreachTimer", SLA_BREACH_BATCH, (now, limit) =>
       Effect.gen(function* () {
-        if (due.length === 0) return { claimed: 0, acted: 0, failed: 0 } satisfies BatchResult
-        const at = DateTime.max(yield* DateTime.now, now)
-        const byTicket = new Map(due.map((d) => [d.ticketId, d]))
-        const outcomes = yield* runTicketBatch({
-          ticketIds: due.map((d) => d.ticketId),
-          plan: (ticketId, { state }) => {
-            const { organizationId, policyId, target, dueAt } = byTicket.get(ticketId)!
-            return state._tag === "Ticket" && state.organizationId === organizationId
-              ? Effect.succeed([new RecordSlaBreach({ ticketId, at, actor: systemActor, policyId, target, dueAt })])
-              : Effect.fail(new Error("no such ticket in its row's organization"))
-          }
-        }).pipe(
-          Effect.provideService(TicketStore, inClaim),
-          Effect.catchTags({ StreamVersionConflict: Effect.die, StreamClosed: Effect.die })
+        const rows = yield* sql<{
+          ticketId: string
+          organizationId: string
+          policyId: string
+          nextBreachTarget: SlaTarget
+          nextBreachAt: Date
+        }>`
+          SELECT t.ticket_id, t.organization_id, sla.policy_id, sla.next_breach_target, sla.next_breach_at
+          FROM hd_ticket_sla sla
+          JOIN hd_tickets t ON t.ticket_id = sla.ticket_id
+          JOIN hd_streams s ON s.stream_id = t.stream_id
+          WHERE sla.next_breach_at <= ${DateTime.toDateUtc(now)}
+          ORDER BY sla.next_breach_at
+          LIMIT ${limit}
+          FOR UPDATE OF sla, t, s SKIP LOCKED`
+        return yield* fire(
+          rows.map((row) => ({
+            ticketId: Number(row.ticketId),
+            organizationId: row.organizationId,
+            policyId: Number(row.policyId),
+            target: row.nextBreachTarget,
+            dueAt: DateTime.unsafeFromDate(row.nextBreachAt)
+          })),
+          now
         )
-        let acted = 0
-        let failed = 0
-        for (let i = 0; i < due.length; i++) {
-          const outcome = outcomes[i]!
-          if (Either.isRight(outcome)) {
-            if (outcome.right.events.length > 0) acted++
-            continue
-          }
-          failed++
-          yield* Effect.logWarning(
-            `SLA breach timer: ticket ${due[i]!.ticketId} failed; it stays due`,
-            Cause.fail(outcome.left)
-          )
-        }
-        return { claimed: due.length, acted, failed } satisfies BatchResult
       })
-
-    /** One claiming transaction: up to `limit` breaches due at `now`. */
-    const sweepBatch = (now: DateTime.Utc, limit = SLA_BREACH_BATCH): Effect.Effect<BatchResult> =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{
-              ticketId: string
-              organizationId: string
-              policyId: string
-              nextBreachTarget: SlaTarget
-              nextBreachAt: Date
-            }>`
-              SELECT t.ticket_id, t.organization_id, sla.policy_id, sla.next_breach_target, sla.next_breach_at
-              FROM hd_ticket_sla sla
-              JOIN hd_tickets t ON t.ticket_id = sla.ticket_id
-              JOIN hd_streams s ON s.stream_id = t.stream_id
-              WHERE sla.next_breach_at <= ${DateTime.toDateUtc(now)}
-              ORDER BY sla.next_breach_at
-              LIMIT ${limit}
-              FOR UPDATE OF sla, t, s SKIP LOCKED`
-            return yield* fire(
-              rows.map((row) => ({
-                ticketId: Number(row.ticketId),
-                organizationId: row.organizationId,
-                policyId: Number(row.policyId),
-                target: row.nextBreachTarget,
-                dueAt: DateTime.unsafeFromDate(row.nextBreachAt)
-              })),
-              now
-            )
-          })
-        )
-        .pipe(Effect.orDie, Effect.withSpan("SlaBreachTimer.sweepBatch"))
-
-    /** Records every breach due at `now` (batch after batch while they come back full). */
-    const sweep = (now: DateTime.Utc) => drain(Effect.succeed(now), (at) => sweepBatch(at), SLA_BREACH_BATCH)
-
-    /** One round of the loop: batches until none is full, each at the clock's now. */
-    const sweepDue = drain(DateTime.now, (now) => sweepBatch(now), SLA_BREACH_BATCH)
-
+    )
     return { sweep, sweepBatch, sweepDue } as const
   })
 }) {}

@@ -3,7 +3,8 @@ import { AddMessage, CloseTicket, systemActor, type Ticket, type TicketCommand }
 import { DateTime, Effect, Layer } from "effect"
 import { TicketCommands } from "../Tickets/TicketCommands.js"
 import { repliesByEmail } from "../Tickets/TicketPipeline.js"
-import { type BatchResult, drain, forEachClaimed, TIMER_BATCH, timerLoop } from "./Sweep.js"
+import { dueSweeps } from "./DueTimer.js"
+import { forEachClaimed, TIMER_BATCH, timerLoop } from "./Sweep.js"
 
 /** What the inactivity timer does to a ticket that is due. */
 export type InactivityAction = "remind" | "close"
@@ -104,74 +105,61 @@ export class InactivityTimer extends Effect.Service<InactivityTimer>()("@helpdes
         ] satisfies ReadonlyArray<TicketCommand>
       })
 
-    /** One claiming transaction: up to `limit` tickets with a reminder or a close due at `now`. */
-    const sweepBatch = (now: DateTime.Utc, limit = TIMER_BATCH): Effect.Effect<BatchResult> =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const at = DateTime.toDateUtc(now)
-            const due = yield* sql<DueRow>`
-              SELECT t.ticket_id, t.organization_id, t.waiting_on_customer_since, d.reminder_days, d.max_days,
-                     p.close_on, CASE WHEN c.close_due THEN 'close' ELSE 'remind' END AS action
-              FROM hd_tickets t
-              JOIN hd_streams s ON s.stream_id = t.stream_id
-              JOIN inboxes i ON i.id = t.inbox_id
-              JOIN organizations o ON o.id = i.organization_id
-              CROSS JOIN LATERAL (
-                SELECT coalesce(i.customer_inactivity_reminder_period, o.customer_inactivity_reminder_period) AS reminder_days,
-                       coalesce(i.customer_max_inactivity_period, o.customer_max_inactivity_period) AS max_days
-              ) d
-              CROSS JOIN LATERAL (
-                SELECT i.enable_auto_close_inactive_tickets AND d.max_days > 0 AS close_on,
-                       i.enable_inactivity_reminders AND d.reminder_days > 0
-                         AND NOT (i.enable_auto_close_inactive_tickets AND d.max_days > 0 AND d.reminder_days >= d.max_days)
-                         AS remind_on
-              ) p
-              LEFT JOIN hd_inactivity_reminders r
-                ON r.ticket_id = t.ticket_id AND r.waiting_since = t.waiting_on_customer_since
-              CROSS JOIN LATERAL (
-                SELECT p.remind_on AND r.ticket_id IS NULL
-                         AND t.waiting_on_customer_since <= ${at}::timestamptz - make_interval(hours => 24 * d.reminder_days)
-                         AS remind_due,
-                       p.close_on
-                         AND t.waiting_on_customer_since <= ${at}::timestamptz - make_interval(hours => 24 * d.max_days)
-                         AND (NOT p.remind_on
-                           OR coalesce(r.sent_at <= ${at}::timestamptz - make_interval(hours => 24 * (d.max_days - d.reminder_days)), false))
-                         AS close_due
-              ) c
-              WHERE t.waiting_on_customer_since <= ${at}::timestamptz - interval '24 hours'
-                AND (c.remind_due OR c.close_due)
-              ORDER BY t.waiting_on_customer_since
-              LIMIT ${limit}
-              FOR UPDATE OF t, s SKIP LOCKED`
-            return yield* forEachClaimed(
-              "Inactivity timer",
-              due,
-              (row) => Number(row.ticketId),
-              (row) => {
-                let acted = false
-                return commands
-                  .asSystem(Number(row.organizationId), Number(row.ticketId), (ticket, at) =>
-                    Effect.tap(plan(row, now)(ticket, at), (planned) => {
-                      acted = planned.length > 0
-                    })
-                  )
-                  .pipe(Effect.map(() => acted))
-              }
-            )
-          })
+    // Reminders and closes due at `now`, up to `limit` tickets a claiming transaction.
+    const { sweep, sweepBatch, sweepDue } = dueSweeps(sql, "InactivityTimer", TIMER_BATCH, (now, limit) =>
+      Effect.gen(function* () {
+        const at = DateTime.toDateUtc(now)
+        const due = yield* sql<DueRow>`
+          SELECT t.ticket_id, t.organization_id, t.waiting_on_customer_since, d.reminder_days, d.max_days,
+                 p.close_on, CASE WHEN c.close_due THEN 'close' ELSE 'remind' END AS action
+          FROM hd_tickets t
+          JOIN hd_streams s ON s.stream_id = t.stream_id
+          JOIN inboxes i ON i.id = t.inbox_id
+          JOIN organizations o ON o.id = i.organization_id
+          CROSS JOIN LATERAL (
+            SELECT coalesce(i.customer_inactivity_reminder_period, o.customer_inactivity_reminder_period) AS reminder_days,
+                   coalesce(i.customer_max_inactivity_period, o.customer_max_inactivity_period) AS max_days
+          ) d
+          CROSS JOIN LATERAL (
+            SELECT i.enable_auto_close_inactive_tickets AND d.max_days > 0 AS close_on,
+                   i.enable_inactivity_reminders AND d.reminder_days > 0
+                     AND NOT (i.enable_auto_close_inactive_tickets AND d.max_days > 0 AND d.reminder_days >= d.max_days)
+                     AS remind_on
+          ) p
+          LEFT JOIN hd_inactivity_reminders r
+            ON r.ticket_id = t.ticket_id AND r.waiting_since = t.waiting_on_customer_since
+          CROSS JOIN LATERAL (
+            SELECT p.remind_on AND r.ticket_id IS NULL
+                     AND t.waiting_on_customer_since <= ${at}::timestamptz - make_interval(hours => 24 * d.reminder_days)
+                     AS remind_due,
+                   p.close_on
+                     AND t.waiting_on_customer_since <= ${at}::timestamptz - make_interval(hours => 24 * d.max_days)
+                     AND (NOT p.remind_on
+                       OR coalesce(r.sent_at <= ${at}::timestamptz - make_interval(hours => 24 * (d.max_days - d.reminder_days)), false))
+                     AS close_due
+          ) c
+          WHERE t.waiting_on_customer_since <= ${at}::timestamptz - interval '24 hours'
+            AND (c.remind_due OR c.close_due)
+          ORDER BY t.waiting_on_customer_since
+          LIMIT ${limit}
+          FOR UPDATE OF t, s SKIP LOCKED`
+        return yield* forEachClaimed(
+          "Inactivity timer",
+          due,
+          (row) => Number(row.ticketId),
+          (row) => {
+            let acted = false
+            return commands
+              .asSystem(Number(row.organizationId), Number(row.ticketId), (ticket, at) =>
+                Effect.tap(plan(row, now)(ticket, at), (planned) => {
+                  acted = planned.length > 0
+                })
+              )
+              .pipe(Effect.map(() => acted))
+          }
         )
-        .pipe(Effect.orDie, Effect.withSpan("InactivityTimer.sweepBatch"))
-
-    /**
-     * Sends the reminders and closes the tickets due at `now` (batch after batch while they come back full).
-     * Callers may pass a later `now` to act as if that time had come.
-     */
-    const sweep = (now: DateTime.Utc) =>
-      drain(Effect.succeed(now), (at) => sweepBatch(at), TIMER_BATCH).pipe(Effect.withSpan("InactivityTimer.sweep"))
-
-    /** One round of the loop: batches until none is full, each at the clock's now. */
-    const sweepDue = drain(DateTime.now, (now) => sweepBatch(now), TIMER_BATCH)
+      })
+    )
 
     return { sweep, sweepBatch, sweepDue } as const
   })

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { runTicketBatch, SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
-import { Cause, DateTime, Effect, Either, Layer } from "effect"
-import { type BatchResult, drain, timerLoop } from "./Sweep.js"
+import { SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
+import { DateTime, Effect, Layer } from "effect"
+import { type DueTicket, dueSweeps, firePipelineBatch } from "./DueTimer.js"
+import { timerLoop } from "./Sweep.js"
 
 /**
  * Tickets per claiming transaction. The batch is written with one multi-stream append (one savepoint), so it can
@@ -10,9 +11,7 @@ import { type BatchResult, drain, timerLoop } from "./Sweep.js"
 export const SNOOZE_BATCH = 100
 
 /** A ticket the timer claimed: due since `snoozedUntil`. */
-export interface DueSnooze {
-  readonly ticketId: number
-  readonly organizationId: string
+export interface DueSnooze extends DueTicket {
   readonly snoozedUntil: DateTime.Utc
 }
 
@@ -35,85 +34,31 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* TicketStore
-    // The claiming transaction is the unit of work of every ticket of the batch.
-    const inClaim = TicketStore.of({ ...store, transaction: (self) => self })
-
-    /**
-     * Fires the timers of claimed tickets at `now` (the write's instant, or `now` when a caller sweeps ahead of the
-     * clock), as one batch of the pipeline: one locking load and one append for all of them. A ticket whose events
-     * cannot be read, or which is not of its row's organization, is logged and skipped (it stays due); a stale timer
-     * appends nothing.
-     */
-    const fire = (due: ReadonlyArray<DueSnooze>, now: DateTime.Utc) =>
+    const fire = firePipelineBatch(
+      "Snooze timer",
+      yield* TicketStore,
+      ({ ticketId, snoozedUntil }: DueSnooze, at) =>
+        new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil })
+    )
+    const { sweep, sweepBatch, sweepDue } = dueSweeps(sql, "SnoozeTimer", SNOOZE_BATCH, (now, limit) =>
       Effect.gen(function* () {
-        if (due.length === 0) return { claimed: 0, acted: 0, failed: 0 } satisfies BatchResult
-        const at = DateTime.max(yield* DateTime.now, now)
-        const byTicket = new Map(due.map((d) => [d.ticketId, d]))
-        const outcomes = yield* runTicketBatch({
-          ticketIds: due.map((d) => d.ticketId),
-          plan: (ticketId, { state }) => {
-            const { organizationId, snoozedUntil } = byTicket.get(ticketId)!
-            return state._tag === "Ticket" && state.organizationId === organizationId
-              ? Effect.succeed([new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil })])
-              : Effect.fail(new Error("no such ticket in its row's organization"))
-          }
-        }).pipe(
-          Effect.provideService(TicketStore, inClaim),
-          // The streams are locked by the claim: a conflict here is a bug, and the batch rolls back.
-          Effect.catchTags({ StreamVersionConflict: Effect.die, StreamClosed: Effect.die })
+        const rows = yield* sql<{ ticketId: string; organizationId: string; snoozedUntil: Date }>`
+          SELECT t.ticket_id, t.organization_id, t.snoozed_until
+          FROM hd_tickets t JOIN hd_streams s ON s.stream_id = t.stream_id
+          WHERE t.snoozed_until <= ${DateTime.toDateUtc(now)}
+          ORDER BY t.snoozed_until
+          LIMIT ${limit}
+          FOR UPDATE OF t, s SKIP LOCKED`
+        return yield* fire(
+          rows.map((row) => ({
+            ticketId: Number(row.ticketId),
+            organizationId: row.organizationId,
+            snoozedUntil: DateTime.unsafeFromDate(row.snoozedUntil)
+          })),
+          now
         )
-        let acted = 0
-        let failed = 0
-        for (let i = 0; i < due.length; i++) {
-          const outcome = outcomes[i]!
-          if (Either.isRight(outcome)) {
-            if (outcome.right.events.length > 0) acted++
-            continue
-          }
-          failed++
-          yield* Effect.logWarning(
-            `Snooze timer: ticket ${due[i]!.ticketId} failed; it stays due`,
-            Cause.fail(outcome.left)
-          )
-        }
-        return { claimed: due.length, acted, failed } satisfies BatchResult
       })
-
-    /** One claiming transaction: up to `limit` tickets due at `now`. */
-    const sweepBatch = (now: DateTime.Utc, limit = SNOOZE_BATCH): Effect.Effect<BatchResult> =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<{ ticketId: string; organizationId: string; snoozedUntil: Date }>`
-              SELECT t.ticket_id, t.organization_id, t.snoozed_until
-              FROM hd_tickets t JOIN hd_streams s ON s.stream_id = t.stream_id
-              WHERE t.snoozed_until <= ${DateTime.toDateUtc(now)}
-              ORDER BY t.snoozed_until
-              LIMIT ${limit}
-              FOR UPDATE OF t, s SKIP LOCKED`
-            return yield* fire(
-              rows.map((row) => ({
-                ticketId: Number(row.ticketId),
-                organizationId: row.organizationId,
-                snoozedUntil: DateTime.unsafeFromDate(row.snoozedUntil)
-              })),
-              now
-            )
-          })
-        )
-        .pipe(Effect.orDie, Effect.withSpan("SnoozeTimer.sweepBatch"))
-
-    /**
-     * Unsnoozes every ticket due at `now` (batch after batch while they come back full). Callers may pass a later
-     * `now` to act as if that time had come.
-     */
-    const sweep = (now: DateTime.Utc) =>
-      drain(Effect.succeed(now), (at) => sweepBatch(at), SNOOZE_BATCH).pipe(Effect.withSpan("SnoozeTimer.sweep"))
-
-    /** One round of the loop: batches until none is full, each at the clock's now. */
-    const sweepDue = drain(DateTime.now, (now) => sweepBatch(now), SNOOZE_BATCH)
-
+    )
     return { sweep, sweepBatch, sweepDue, fire } as const
   })
 }) {}
