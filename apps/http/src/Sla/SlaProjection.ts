@@ -8,25 +8,14 @@ import {
   ticketEventClasses
 } from "@helpdesk/domain"
 import { Effect, Either } from "effect"
-import { eventValueColumns, valuesToRecordedEvent } from "../EventStore/EventRows.js"
 import type { InlineProjection } from "../EventStore/InlineProjection.js"
 import type { TicketFold } from "../EventStore/TicketSnapshot.js"
+import { eventsByStream, readStreamEvents } from "../Tickets/ReadModel/EventsByStream.js"
 import { foldFacts, type SlaFacts } from "./SlaClock.js"
 import { writeStates } from "./SlaState.js"
 
 const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
   Either.getOrThrowWith(fromRecordedEvents(recorded), (error) => error)
-
-const byStream = (events: ReadonlyArray<RecordedEvent>): Map<string, Array<RecordedEvent>> => {
-  const streams = new Map<string, Array<RecordedEvent>>()
-  for (const event of events) {
-    const list = streams.get(event.streamId)
-    if (list === undefined) streams.set(event.streamId, [event])
-    else list.push(event)
-  }
-  for (const list of streams.values()) list.sort((a, b) => a.streamPosition - b.streamPosition)
-  return streams
-}
 
 /** Whether `events` continue a stream at `version` without a hole. */
 const continues = (version: number, events: ReadonlyArray<RecordedEvent>): boolean =>
@@ -44,7 +33,7 @@ export const slaProjection: InlineProjection = {
   apply: (events, context) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const streams = byStream(events)
+      const streams = eventsByStream(events)
       const streamIds = [...streams.keys()]
       const stored = yield* sql<{ streamId: string; version: string; facts: SlaFacts | string }>`
         SELECT stream_id, version, facts FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])`
@@ -76,10 +65,7 @@ export const slaProjection: InlineProjection = {
         if (facts !== null) folded.push({ streamId, version: last, facts })
       }
       if (missing.length > 0) {
-        const all = yield* sql`
-          SELECT ${eventValueColumns(sql)} FROM hd_events
-          WHERE stream_id = ANY(${missing}::text[]) ORDER BY stream_id, stream_position`.values
-        for (const [streamId, list] of byStream(all.map(valuesToRecordedEvent))) {
+        for (const [streamId, list] of yield* readStreamEvents(missing)) {
           const { facts } = foldFacts(null, initialState, decodeAll(list))
           if (facts !== null) folded.push({ streamId, version: list[list.length - 1]!.streamPosition, facts })
         }

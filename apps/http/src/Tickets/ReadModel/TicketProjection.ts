@@ -15,7 +15,6 @@ import {
   ticketView
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
-import { eventValueColumns, valuesToRecordedEvent } from "../../EventStore/EventRows.js"
 import {
   type AppendContext,
   type InlineProjection,
@@ -25,6 +24,7 @@ import {
 import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "../../EventStore/TicketSnapshot.js"
 import { searchDocument } from "../../Search/SearchText.js"
 import { slaProjection } from "../../Sla/SlaProjection.js"
+import { eventsByStream, readStreamEvents } from "./EventsByStream.js"
 import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
 import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"
 
@@ -170,27 +170,6 @@ const foldStream = (
   return rowsOf(streamId, fold, previousVersion)
 }
 
-/** The events of each stream, in stream order, streams in order of first appearance. */
-const byStream = (events: ReadonlyArray<RecordedEvent>): Map<string, Array<RecordedEvent>> => {
-  const streams = new Map<string, Array<RecordedEvent>>()
-  for (const event of events) {
-    const list = streams.get(event.streamId)
-    if (list === undefined) streams.set(event.streamId, [event])
-    else list.push(event)
-  }
-  for (const list of streams.values()) list.sort((a, b) => a.streamPosition - b.streamPosition)
-  return streams
-}
-
-/** Every stored event of these streams, by stream, in stream order. */
-const readStreams = (streamIds: ReadonlyArray<string>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`
-      SELECT ${eventValueColumns(sql)} FROM hd_events
-      WHERE stream_id = ANY(${streamIds}::text[])
-      ORDER BY stream_id, stream_position`.values.pipe(Effect.map((rows) => byStream(rows.map(valuesToRecordedEvent))))
-  )
-
 const TICKET_EVENT_TYPES: ReadonlyArray<string> = Object.keys(ticketEventClasses)
 
 /**
@@ -208,7 +187,7 @@ export const ticketProjection: InlineProjection = {
   apply: (events, context) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const streams = byStream(events)
+      const streams = eventsByStream(events)
       const folded: Array<FoldedStream> = []
       // Streams whose writer handed over its fold: evolved with only their new events, nothing read. (A row that is
       // ahead or behind, during a rebuild, is settled by the version guards of the writes.)
@@ -242,7 +221,7 @@ export const ticketProjection: InlineProjection = {
         else missing.push(streamId)
       }
       if (missing.length > 0) {
-        for (const [streamId, list] of yield* readStreams(missing)) complete.set(streamId, list)
+        for (const [streamId, list] of yield* readStreamEvents(missing)) complete.set(streamId, list)
       }
 
       for (const [streamId, recorded] of complete) {
@@ -299,7 +278,7 @@ export const ticketReplayer = (options: { readonly streamsKept?: number } = {}):
         const folded: Array<FoldedStream> = []
         const missing: Array<string> = []
         let sinceYield = 0
-        for (const [streamId, list] of byStream(events)) {
+        for (const [streamId, list] of eventsByStream(events)) {
           // Let the previous batch's writes go on (their replies are read by this thread) while this one folds.
           if (++sinceYield === 64) {
             sinceYield = 0
@@ -320,7 +299,7 @@ export const ticketReplayer = (options: { readonly streamsKept?: number } = {}):
         }
         if (missing.length > 0) {
           // Folded from the start: every message row is written (each under its own version guard).
-          for (const [streamId, recorded] of yield* readStreams(missing)) {
+          for (const [streamId, recorded] of yield* readStreamEvents(missing)) {
             const fold = newFold()
             foldInto(fold, recorded)
             keep(streamId, fold)
