@@ -1,15 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { ticketStreamId } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
-import type { Caller } from "../src/Auth/CurrentCaller.js"
 import { ServicesLive } from "../src/Services.js"
 import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
 import { SlaPolicies } from "../src/Sla/SlaPolicies.js"
-import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
+import { createTickets } from "./support/CommandTickets.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { replicaPool, twoReplicas } from "./support/Replicas.js"
+import { eventCounts, replicaPool, twoReplicas } from "./support/Replicas.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /**
@@ -24,7 +22,7 @@ const instance = (url: string, name: string) =>
     Layer.provideMerge(replicaPool(url, name, 6))
   )
 
-const { layer: ReplicasLive, on } = twoReplicas("sla-replica", instance)
+const { layer: ReplicasLive, on, twiceOnEach } = twoReplicas("sla-replica", instance)
 
 /** `count` tickets of a new organization whose one policy wants them resolved within `minutes` calendar minutes. */
 const dueTickets = (count: number, minutes: number) =>
@@ -38,35 +36,11 @@ const dueTickets = (count: number, minutes: number) =>
         pause_when_waiting_on_customer: false
       })
     )
-    const commands = yield* TicketCommands
-    const caller: Caller = { _tag: "Person", userId: org.ownerId, tokenId: 0 }
-    return yield* Effect.forEach(
-      Array.from({ length: count }, (_, i) => i),
-      (i) =>
-        Effect.map(
-          commands.create({
-            organizationId: org.organization.id,
-            caller,
-            createdByRole: "associate",
-            subject: `Ticket ${i}`,
-            description: "Please resolve.",
-            descriptionHtml: "",
-            kind: "text",
-            inboxId: undefined,
-            customer: { _tag: "ByEmail", email: `customer-${i}@example.com`, name: "" },
-            origin: "api",
-            channel: { type: "api", connectionId: null },
-            externalRecipientEmails: [],
-            bccRecipientEmails: [],
-            tagIds: [],
-            priority: "not_set",
-            assigneeId: null,
-            attachmentIds: []
-          }),
-          (ticket) => ticket.id
-        ),
-      { concurrency: 6 }
-    )
+    return yield* createTickets(org.organization.id, org.ownerId, count, (i) => ({
+      subject: `Ticket ${i}`,
+      description: "Please resolve.",
+      customerEmail: `customer-${i}@example.com`
+    }))
   }).pipe(Effect.orDie)
 
 describe.runIf(usesRealPostgres)("SLA breach timer on two replicas", () => {
@@ -78,25 +52,21 @@ describe.runIf(usesRealPostgres)("SLA breach timer on two replicas", () => {
           const ids = yield* on("a")(dueTickets(200, 1))
           const now = DateTime.unsafeMake(Date.now() + 10 * 60_000)
           const sweep = Effect.flatMap(SlaBreachTimer, (timer) => timer.sweep(now))
-          const results = yield* Effect.all([on("a")(sweep), on("a")(sweep), on("b")(sweep), on("b")(sweep)], {
-            concurrency: "unbounded"
-          })
-          const byA = results[0]!.acted + results[1]!.acted
-          const byB = results[2]!.acted + results[3]!.acted
+          const results = yield* twiceOnEach(sweep)
+          const byA = results.a[0].acted + results.a[1].acted
+          const byB = results.b[0].acted + results.b[1].acted
           assert.strictEqual(byA + byB, 200)
+          assert.deepStrictEqual(
+            yield* on("b")(eventCounts(ids, "TicketSlaBreached")),
+            ids.map(() => 1)
+          )
           const sql = yield* on("b")(SqlClient.SqlClient)
-          const counts = yield* sql<{ streamId: string; n: string }>`
-          SELECT stream_id, count(*) AS n FROM hd_events
-          WHERE event_type = 'TicketSlaBreached' AND stream_id = ANY(${ids.map(ticketStreamId)}::text[])
-          GROUP BY stream_id`
-          assert.strictEqual(counts.length, 200)
-          assert.isTrue(counts.every((row) => Number(row.n) === 1))
           const flags = yield* sql<{ n: string }>`
           SELECT count(*) AS n FROM hd_ticket_sla
           WHERE ticket_id = ANY(${ids}::bigint[]) AND breached AND next_breach_at IS NULL`
           assert.strictEqual(Number(flags[0]!.n), 200)
           // Swept again later: nothing more.
-          const again = yield* on("a")(Effect.flatMap(SlaBreachTimer, (timer) => timer.sweep(now)))
+          const again = yield* on("a")(sweep)
           assert.strictEqual(again.acted, 0)
         })
     )

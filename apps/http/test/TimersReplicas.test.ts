@@ -4,7 +4,6 @@ import * as path from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { ticketStreamId } from "@helpdesk/domain"
 import { DateTime, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { fileBlobStoreLayer } from "../src/Attachments/BlobStore.js"
 import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
@@ -15,8 +14,9 @@ import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { InactivityTimer } from "../src/Timers/InactivityTimer.js"
 import { SnoozeTimer } from "../src/Timers/SnoozeTimer.js"
 import type { SweepResult } from "../src/Timers/Sweep.js"
+import { createTickets } from "./support/CommandTickets.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { replicaPool, twoReplicas } from "./support/Replicas.js"
+import { eventCounts, replicaPool, twoReplicas } from "./support/Replicas.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /**
@@ -43,7 +43,7 @@ const instance = (url: string, name: string) =>
     Layer.provideMerge(replicaPool(url, name, 6))
   )
 
-const { layer: ReplicasLive, on } = twoReplicas("replica", instance)
+const { layer: ReplicasLive, on, twiceOnEach } = twoReplicas("replica", instance)
 
 const total = (results: ReadonlyArray<SweepResult>) => results.reduce((sum, r) => sum + r.acted, 0)
 
@@ -51,35 +51,12 @@ const total = (results: ReadonlyArray<SweepResult>) => results.reduce((sum, r) =
 const tickets = (count: number) =>
   Effect.gen(function* () {
     const org = yield* Fixtures.organization()
-    const commands = yield* TicketCommands
     const caller: Caller = { _tag: "Person", userId: org.ownerId, tokenId: 0 }
-    const ids = yield* Effect.forEach(
-      Array.from({ length: count }, (_, i) => i),
-      (i) =>
-        Effect.map(
-          commands.create({
-            organizationId: org.organization.id,
-            caller,
-            createdByRole: "associate",
-            subject: `Ticket ${i}`,
-            description: "Waiting for the customer.",
-            descriptionHtml: "",
-            kind: "text",
-            inboxId: undefined,
-            customer: { _tag: "ByEmail", email: `customer-${i}@example.com`, name: "" },
-            origin: "api",
-            channel: { type: "api", connectionId: null },
-            externalRecipientEmails: [],
-            bccRecipientEmails: [],
-            tagIds: [],
-            priority: "not_set",
-            assigneeId: null,
-            attachmentIds: []
-          }),
-          (ticket) => ticket.id
-        ),
-      { concurrency: 6 }
-    )
+    const ids = yield* createTickets(org.organization.id, org.ownerId, count, (i) => ({
+      subject: `Ticket ${i}`,
+      description: "Waiting for the customer.",
+      customerEmail: `customer-${i}@example.com`
+    }))
     return { org, caller, ids }
   }).pipe(Effect.orDie)
 
@@ -95,18 +72,6 @@ const snoozedTickets = (count: number, until: DateTime.Utc) =>
     return made
   })
 
-/** How many events of `type` each ticket's stream has. */
-const eventCounts = (ids: ReadonlyArray<number>, type: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ streamId: string; n: string }>`
-      SELECT stream_id, count(*) AS n FROM hd_events
-      WHERE event_type = ${type} AND stream_id = ANY(${ids.map(ticketStreamId)}::text[])
-      GROUP BY stream_id`
-    const counts = new Map(rows.map((row) => [row.streamId, Number(row.n)]))
-    return ids.map((id) => counts.get(ticketStreamId(id)) ?? 0)
-  }).pipe(Effect.orDie)
-
 describe.runIf(usesRealPostgres)("timers on two replicas", () => {
   layer(ReplicasLive, { timeout: "120 seconds", excludeTestServices: true })("one database", (it) => {
     it.effect(
@@ -117,11 +82,9 @@ describe.runIf(usesRealPostgres)("timers on two replicas", () => {
           const { ids } = yield* on("a")(snoozedTickets(240, until))
           const now = DateTime.unsafeMake(until.epochMillis + 60_000)
           const sweep = Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now))
-          const [a1, a2, b1, b2] = yield* Effect.all([on("a")(sweep), on("a")(sweep), on("b")(sweep), on("b")(sweep)], {
-            concurrency: "unbounded"
-          })
-          const byA = total([a1!, a2!])
-          const byB = total([b1!, b2!])
+          const results = yield* twiceOnEach(sweep)
+          const byA = total(results.a)
+          const byB = total(results.b)
           assert.strictEqual(byA + byB, 240)
           assert.isAbove(byA, 0, "replica a took a share")
           assert.isAbove(byB, 0, "replica b took a share")
@@ -181,10 +144,8 @@ describe.runIf(usesRealPostgres)("timers on two replicas", () => {
             WHERE organization_id = ${org.organization.id}`
           const now = DateTime.unsafeMake(Date.now() + 2 * 86_400_000)
           const sweep = Effect.flatMap(InactivityTimer, (timer) => timer.sweep(now))
-          const results = yield* Effect.all([on("a")(sweep), on("b")(sweep), on("a")(sweep), on("b")(sweep)], {
-            concurrency: "unbounded"
-          })
-          assert.strictEqual(total(results), 80)
+          const results = yield* twiceOnEach(sweep)
+          assert.strictEqual(total([...results.a, ...results.b]), 80)
           const messages = yield* sql<{ ticketId: string; n: string }>`
             SELECT ticket_id, count(*) AS n FROM hd_ticket_messages
             WHERE ticket_id = ANY(${ids}::bigint[]) AND view ->> 'role' = 'system' GROUP BY ticket_id`
@@ -237,11 +198,9 @@ describe.runIf(usesRealPostgres)("timers on two replicas", () => {
               }
             })
           )
-          const reaped = yield* Effect.all([on("a")(reapAll), on("b")(reapAll), on("a")(reapAll), on("b")(reapAll)], {
-            concurrency: "unbounded"
-          })
+          const reaped = yield* twiceOnEach(reapAll)
           assert.strictEqual(
-            reaped.reduce((a, b) => a + b, 0),
+            [...reaped.a, ...reaped.b].reduce((a, b) => a + b, 0),
             59
           )
           const left = yield* sql<{

@@ -1,3 +1,5 @@
+import { SqlClient } from "@effect/sql"
+import { ticketStreamId } from "@helpdesk/domain"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
 import * as PgPool from "../../src/Database/PgPool.js"
@@ -23,7 +25,8 @@ export interface Replicas<I> {
  * Two app instances (each built afresh from `instance`, like two replicas) on one fresh migrated database. Their
  * pools are named `<name>-a` and `<name>-b`. Real PostgreSQL only: PGlite runs one session.
  *
- * Returns the layer of both, and `on(replica)`, which runs an effect against one of them.
+ * Returns the layer of both, `on(replica)`, which runs an effect against one of them, and `twiceOnEach`, which
+ * runs an effect twice on each replica, all four at once (as racing sweeps), answering a's two results and b's.
  */
 export const twoReplicas = <I, E>(name: string, instance: (url: string, poolName: string) => Layer.Layer<I, E>) => {
   const tag = Context.GenericTag<Replicas<I>>(`test/Replicas/${name}`)
@@ -41,5 +44,22 @@ export const twoReplicas = <I, E>(name: string, instance: (url: string, poolName
     (replica: "a" | "b") =>
     <A, E2>(effect: Effect.Effect<A, E2, I>): Effect.Effect<A, E2, Replicas<I>> =>
       Effect.flatMap(tag, (replicas) => Effect.provide(effect, replicas[replica]))
-  return { layer, on }
+  const twiceOnEach = <A, E2>(effect: Effect.Effect<A, E2, I>) =>
+    Effect.map(
+      Effect.all([on("a")(effect), on("a")(effect), on("b")(effect), on("b")(effect)], { concurrency: "unbounded" }),
+      ([a1, a2, b1, b2]) => ({ a: [a1, a2] as const, b: [b1, b2] as const })
+    )
+  return { layer, on, twiceOnEach }
 }
+
+/** How many events of `type` each ticket's stream has, in the order of `ids` (0 for none). */
+export const eventCounts = (ids: ReadonlyArray<number>, type: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ streamId: string; n: string }>`
+      SELECT stream_id, count(*) AS n FROM hd_events
+      WHERE event_type = ${type} AND stream_id = ANY(${ids.map(ticketStreamId)}::text[])
+      GROUP BY stream_id`
+    const counts = new Map(rows.map((row) => [row.streamId, Number(row.n)]))
+    return ids.map((id) => counts.get(ticketStreamId(id)) ?? 0)
+  }).pipe(Effect.orDie)
