@@ -1,6 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
+import { type HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
 import { IntegerId, OrganizationPath } from "../Http/PathParams.js"
 import { AttachmentView } from "./Attachment.js"
@@ -13,54 +14,58 @@ const Upload = HttpApiSchema.Multipart(
   })
 )
 
-const uploadDescription = (then: string) =>
-  `Streams the multipart field \`file_upload\` to storage. Larger than 50 MB (52,428,800 bytes) → 413 naming the limit; \`text/html*\` or \`image/svg+xml\`, declared or recognised from the content → 400 on \`file_upload\`. The original file name is kept without any directory part. ${then}`
+/**
+ * An upload: the multipart field `file_upload` streamed to storage, answered 201 with the attachment object;
+ * `then` says what the returned `id` is for.
+ */
+const upload = <const Name extends string>(
+  name: Name,
+  path: HttpApiEndpoint.PathSegment,
+  summary: string,
+  then: string
+) =>
+  Endpoint.post(name, path, {
+    summary,
+    description: `Streams the multipart field \`file_upload\` to storage. Larger than 50 MB (52,428,800 bytes) → 413 naming the limit; \`text/html*\` or \`image/svg+xml\`, declared or recognised from the content → 400 on \`file_upload\`. The original file name is kept without any directory part. ${then}`
+  })
+    .setPayload(Upload)
+    .addSuccess(AttachmentView, { status: 201 })
 
 /** Uploads, the first phase of the two-phase attachment flow. */
 export class AttachmentsApi extends HttpApiGroup.make("attachments")
   .add(
-    HttpApiEndpoint.post("uploadPending", "/organizations/:organization_id/pending-attachments/")
-      .setPath(OrganizationPath)
-      .setPayload(Upload)
-      .addSuccess(AttachmentView, { status: 201 })
-      .annotate(OpenApi.Summary, "Upload a file for a new ticket")
-      .annotate(
-        OpenApi.Description,
-        uploadDescription(
-          "Pass the returned `id` in `attachment_ids` when creating a ticket. Only the same caller may claim it; unclaimed uploads are deleted after `PENDING_ATTACHMENT_TTL` (default 24 hours)."
-        )
-      )
+    upload(
+      "uploadPending",
+      "/organizations/:organization_id/pending-attachments/",
+      "Upload a file for a new ticket",
+      "Pass the returned `id` in `attachment_ids` when creating a ticket. Only the same caller may claim it; unclaimed uploads are deleted after `PENDING_ATTACHMENT_TTL` (default 24 hours)."
+    ).setPath(OrganizationPath)
   )
   .add(
-    HttpApiEndpoint.post("uploadToTicket", "/organizations/:organization_id/tickets/:ticket_id/attachments/")
-      .setPath(Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, ticket_id: IntegerId }))
-      .setPayload(Upload)
-      .addSuccess(AttachmentView, { status: 201 })
-      .annotate(OpenApi.Summary, "Upload a file for a reply on a ticket")
-      .annotate(
-        OpenApi.Description,
-        uploadDescription(
-          "Pass the returned `id` in `attachment_ids` when creating a message on this ticket (it cannot be claimed by another ticket)."
-        )
-      )
+    upload(
+      "uploadToTicket",
+      "/organizations/:organization_id/tickets/:ticket_id/attachments/",
+      "Upload a file for a reply on a ticket",
+      "Pass the returned `id` in `attachment_ids` when creating a message on this ticket (it cannot be claimed by another ticket)."
+    ).setPath(Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, ticket_id: IntegerId }))
   )
   .add(
-    HttpApiEndpoint.get("getPending", "/organizations/:organization_id/pending-attachments/:attachment_id/")
+    Endpoint.get("getPending", "/organizations/:organization_id/pending-attachments/:attachment_id/", {
+      summary: "Read an uploaded file's attachment object",
+      description:
+        "The `Location` of an upload: the attachment object with a fresh `download_url`, for anyone who reads the organization's tickets (only its uploader may claim it). Expired and unknown → 404."
+    })
       .setPath(
         Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, attachment_id: Schema.String })
       )
       .addSuccess(AttachmentView)
-      .annotate(OpenApi.Summary, "Read an uploaded file's attachment object")
-      .annotate(
-        OpenApi.Description,
-        "The `Location` of an upload: the attachment object with a fresh `download_url`, for anyone who reads the organization's tickets (only its uploader may claim it). Expired and unknown → 404."
-      )
   )
   .add(
-    HttpApiEndpoint.get(
-      "getForTicket",
-      "/organizations/:organization_id/tickets/:ticket_id/attachments/:attachment_id/"
-    )
+    Endpoint.get("getForTicket", "/organizations/:organization_id/tickets/:ticket_id/attachments/:attachment_id/", {
+      summary: "Read a file uploaded to or attached to a ticket",
+      description:
+        "The `Location` of an upload to a ticket: the attachment object with a fresh `download_url`, for anyone who reads the ticket."
+    })
       .setPath(
         Schema.Struct({
           organization_id: OrganizationPath.fields.organization_id,
@@ -69,11 +74,6 @@ export class AttachmentsApi extends HttpApiGroup.make("attachments")
         })
       )
       .addSuccess(AttachmentView)
-      .annotate(OpenApi.Summary, "Read a file uploaded to or attached to a ticket")
-      .annotate(
-        OpenApi.Description,
-        "The `Location` of an upload to a ticket: the attachment object with a fresh `download_url`, for anyone who reads the ticket."
-      )
   )
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)
@@ -82,7 +82,11 @@ export class AttachmentsApi extends HttpApiGroup.make("attachments")
 /** Signed download links: the link itself is the credential, so no token header is needed. */
 export class DownloadsApi extends HttpApiGroup.make("downloads")
   .add(
-    HttpApiEndpoint.get("download", "/attachments/:attachment_id/download/")
+    Endpoint.get("download", "/attachments/:attachment_id/download/", {
+      summary: "Download an attachment",
+      description:
+        "The `download_url` of an attachment: signed and valid for `ATTACHMENT_URL_TTL` (default 1 hour). Served as a download (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`). A tampered, foreign or expired link → 403; a genuine link whose file no longer exists → 404."
+    })
       .setPath(Schema.Struct({ attachment_id: Schema.String }))
       .setUrlParams(
         Schema.Struct({ expires: Schema.optional(Schema.String), signature: Schema.optional(Schema.String) })
@@ -90,10 +94,5 @@ export class DownloadsApi extends HttpApiGroup.make("downloads")
       .addSuccess(HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, { kind: "Uint8Array" }))
       .addError(Wire.PermissionDenied)
       .addError(Wire.NotFound)
-      .annotate(OpenApi.Summary, "Download an attachment")
-      .annotate(
-        OpenApi.Description,
-        "The `download_url` of an attachment: signed and valid for `ATTACHMENT_URL_TTL` (default 1 hour). Served as a download (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`). A tampered, foreign or expired link → 403; a genuine link whose file no longer exists → 404."
-      )
   )
   .annotate(OpenApi.Title, "Downloads") {}

@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
 import { CsatAnswer, CsatSurveyView } from "./CsatSurvey.js"
 
@@ -11,22 +12,21 @@ const tokenNote =
 /** CSAT surveys, answered by customers through the link a closed ticket's survey e-mail carries. */
 export class CsatApi extends HttpApiGroup.make("csat")
   .add(
-    HttpApiEndpoint.get("survey", "/csat/:token/")
+    Endpoint.get("survey", "/csat/:token/", {
+      summary: "Read a satisfaction survey",
+      description: `Which ticket the survey is about and whether it was answered. ${tokenNote}`
+    })
       .setPath(TokenPath)
       .addSuccess(CsatSurveyView)
-      .annotate(OpenApi.Summary, "Read a satisfaction survey")
-      .annotate(OpenApi.Description, `Which ticket the survey is about and whether it was answered. ${tokenNote}`)
   )
   .add(
-    HttpApiEndpoint.post("answer", "/csat/:token/")
+    Endpoint.post("answer", "/csat/:token/", {
+      summary: "Answer a satisfaction survey",
+      description: `Records the rating (1 to 5) and comment (at most 2000 characters) in the ticket's \`csat_response\`. Once: a second answer → 409, and the first stands. ${tokenNote}`
+    })
       .setPath(TokenPath)
       .setPayload(CsatAnswer)
       .addSuccess(CsatSurveyView, { status: 201 })
       .addError(Wire.Conflict)
-      .annotate(OpenApi.Summary, "Answer a satisfaction survey")
-      .annotate(
-        OpenApi.Description,
-        `Records the rating (1 to 5) and comment (at most 2000 characters) in the ticket's \`csat_response\`. Once: a second answer → 409, and the first stands. ${tokenNote}`
-      )
   )
   .annotate(OpenApi.Title, "CSAT surveys") {}

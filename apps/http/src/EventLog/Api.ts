@@ -1,8 +1,8 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
-import * as Pagination from "../Http/Pagination.js"
 import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { EventWire } from "./EventWire.js"
@@ -61,7 +61,15 @@ const typesParam = Schema.optional(
 /** `/organizations/{organization_id}/events/` and `…/tickets/{ticket_id}/events/`: the event log as a product. */
 export class EventLogApi extends HttpApiGroup.make("events")
   .add(
-    HttpApiEndpoint.get("feed", "/organizations/:organization_id/events/")
+    Endpoint.get("feed", "/organizations/:organization_id/events/", {
+      summary: "Read the organization's change feed",
+      description:
+        "Every event of the organization's tickets, once each, in the order of the global log (transaction, then " +
+        "position), after the cursor `after`. An event whose transaction is still running is not shown, nor anything " +
+        "after it, until it ends: a reader never skips an event that commits late. Follow `next` (or pass " +
+        "`cursor` as `after`) to read on; with `wait`, an empty answer waits for the next event. Internal notes " +
+        "only for roles that may read them. The wire form of each event type: docs/events.md."
+    })
       .setPath(OrganizationPath)
       .setUrlParams(
         Schema.Struct({
@@ -78,29 +86,21 @@ export class EventLogApi extends HttpApiGroup.make("events")
         })
       )
       .addSuccess(FeedPageWire)
-      .annotate(OpenApi.Summary, "Read the organization's change feed")
-      .annotate(
-        OpenApi.Description,
-        "Every event of the organization's tickets, once each, in the order of the global log (transaction, then " +
-          "position), after the cursor `after`. An event whose transaction is still running is not shown, nor anything " +
-          "after it, until it ends: a reader never skips an event that commits late. Follow `next` (or pass " +
-          "`cursor` as `after`) to read on; with `wait`, an empty answer waits for the next event. Internal notes " +
-          "only for roles that may read them. The wire form of each event type: docs/events.md."
-      )
   )
   .add(
-    HttpApiEndpoint.get("ticketHistory", "/organizations/:organization_id/tickets/:ticket_id/events/")
-      .setPath(TicketEventsPath)
-      .setUrlParams(Schema.Struct({ ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(HistoryEntryWire))
-      .annotate(OpenApi.Summary, "Read a ticket's history")
-      .annotate(
-        OpenApi.Description,
-        "The ticket's events in order, each with its actor, a readable `summary` and the fields it `changes` (old → " +
+    Endpoint.list(
+      "ticketHistory",
+      "/organizations/:organization_id/tickets/:ticket_id/events/",
+      {
+        summary: "Read a ticket's history",
+        description:
+          "The ticket's events in order, each with its actor, a readable `summary` and the fields it `changes` (old → " +
           "new). A merge shows on the surviving ticket as `TicketMergedFrom` (with the messages carried over) and on " +
           "the merged-away ticket as `TicketMergedInto`; each ticket's earlier events stay in its own history. " +
           "Internal notes only for roles that may read them."
-      )
+      },
+      HistoryEntryWire
+    ).setPath(TicketEventsPath)
   )
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)

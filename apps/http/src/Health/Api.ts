@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as Endpoint from "../Http/Endpoint.js"
 
 /** Probe answer. */
 export const HealthStatus = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "HealthStatus" })
@@ -13,15 +14,10 @@ export class NotReady extends Schema.TaggedError<NotReady>()(
 
 /** Liveness and readiness probes (no authentication, no trailing slash). */
 export class HealthApi extends HttpApiGroup.make("health", { topLevel: true })
+  .add(Endpoint.get("healthz", "/healthz", { summary: "Liveness: the process is up" }).addSuccess(HealthStatus))
   .add(
-    HttpApiEndpoint.get("healthz", "/healthz")
-      .addSuccess(HealthStatus)
-      .annotate(OpenApi.Summary, "Liveness: the process is up")
-  )
-  .add(
-    HttpApiEndpoint.get("readyz", "/readyz")
+    Endpoint.get("readyz", "/readyz", { summary: "Readiness: the database is reachable" })
       .addSuccess(HealthStatus)
       .addError(NotReady, { status: 503 })
-      .annotate(OpenApi.Summary, "Readiness: the database is reachable")
   )
   .annotate(OpenApi.Title, "Health") {}

@@ -1,6 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
 import { IntegerId, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
@@ -151,18 +152,21 @@ const articles = Resource.endpoints(ArticleResource)
 /** `/organizations/{organization_id}/portal/…`: the help center's collections (nested) and articles. */
 export class HelpCenterApi extends HttpApiGroup.make("helpCenter")
   .add(
-    HttpApiEndpoint.get("portal", "/organizations/:organization_id/portal/")
+    Endpoint.get("portal", "/organizations/:organization_id/portal/", {
+      summary: "Read the organization's help-center portal",
+      description:
+        "Every organization has exactly one portal, created on first use; its `id` is the `portal` of collections and articles."
+    })
       .setPath(OrganizationPath)
       .addSuccess(Portal)
-      .annotate(OpenApi.Summary, "Read the organization's help-center portal")
-      .annotate(
-        OpenApi.Description,
-        "Every organization has exactly one portal, created on first use; its `id` is the `portal` of collections and articles."
-      )
   )
   .add(collections.list)
   .add(
-    HttpApiEndpoint.get("tree", "/organizations/:organization_id/portal/collections/tree/")
+    Endpoint.get("tree", "/organizations/:organization_id/portal/collections/tree/", {
+      summary: "The collection tree",
+      description:
+        "A JSON array (not a paginated envelope) of the root collections; each node has `children` (recursively), ordered by `position` then `id`, and with `include_articles` its `articles`, ordered the same way."
+    })
       .setPath(OrganizationPath)
       .setUrlParams(
         Schema.Struct({
@@ -175,11 +179,6 @@ export class HelpCenterApi extends HttpApiGroup.make("helpCenter")
         })
       )
       .addSuccess(Schema.Array(CollectionNode))
-      .annotate(OpenApi.Summary, "The collection tree")
-      .annotate(
-        OpenApi.Description,
-        "A JSON array (not a paginated envelope) of the root collections; each node has `children` (recursively), ordered by `position` then `id`, and with `include_articles` its `articles`, ordered the same way."
-      )
   )
   .add(collections.create)
   .add(collections.get)

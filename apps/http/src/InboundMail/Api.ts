@@ -1,6 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
 
 /** What became of an inbound mail, as `POST /inbound/email/` answers it. */
@@ -26,14 +27,13 @@ const RawMessage = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, {
 /** Inbound e-mail over HTTP: what mail providers' inbound webhooks forward. */
 export class InboundMailApi extends HttpApiGroup.make("inboundMail")
   .add(
-    HttpApiEndpoint.post("receive", "/inbound/email/")
+    Endpoint.post("receive", "/inbound/email/", {
+      summary: "Deliver an inbound e-mail",
+      description:
+        "Files a raw e-mail (`Content-Type: message/rfc822`) for the organization of the integration token (personal tokens → 403): a reply to a ticket (by `In-Reply-To` / `References` against the Message-IDs of the organization's mail, else a `[#{public_id}]` in the subject from that ticket's customer) is added as the customer's message without the quoted history; any other mail opens a ticket for the sender (found or created as a customer by address), in the inbox a recipient names (`{email_prefix}@…`), else the default inbox. A delivery status notification for one of our mails records `failed` on that ticket or message. Mail sent by machines (`Auto-Submitted`, `Precedence: bulk|junk|list`) and our own mail are ignored. The same `Message-ID` twice changes nothing. Always 200 with what became of the mail. A message over 72 MB, or with an attachment over 50 MB (52,428,800 bytes) → 413; an HTML or SVG attachment, or a body that is not a mail → 400 (nothing is stored). See docs/operations.md, \"Inbound e-mail\"."
+    })
       .setPayload(RawMessage)
       .addSuccess(InboundMailResult)
-      .annotate(OpenApi.Summary, "Deliver an inbound e-mail")
-      .annotate(
-        OpenApi.Description,
-        "Files a raw e-mail (`Content-Type: message/rfc822`) for the organization of the integration token (personal tokens → 403): a reply to a ticket (by `In-Reply-To` / `References` against the Message-IDs of the organization's mail, else a `[#{public_id}]` in the subject from that ticket's customer) is added as the customer's message without the quoted history; any other mail opens a ticket for the sender (found or created as a customer by address), in the inbox a recipient names (`{email_prefix}@…`), else the default inbox. A delivery status notification for one of our mails records `failed` on that ticket or message. Mail sent by machines (`Auto-Submitted`, `Precedence: bulk|junk|list`) and our own mail are ignored. The same `Message-ID` twice changes nothing. Always 200 with what became of the mail. A message over 72 MB, or with an attachment over 50 MB (52,428,800 bytes) → 413; an HTML or SVG attachment, or a body that is not a mail → 400 (nothing is stored). See docs/operations.md, \"Inbound e-mail\"."
-      )
   )
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)

@@ -1,8 +1,9 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { ServiceAuth, ServiceTokenPresented } from "../Auth/ServiceAuth.js"
+import type { Doc } from "../Http/Documented.js"
+import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
-import * as Pagination from "../Http/Pagination.js"
 import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { MAX_SLA_DUE_WITHIN, MIN_SLA_DUE_WITHIN } from "../PresetFilters/Criteria.js"
@@ -30,8 +31,16 @@ const listParam = (description: string) =>
     })
   )
 
+const TICKETS = "/organizations/:organization_id/tickets/"
+const TICKET = `${TICKETS}:ticket_id/` as const
+const MESSAGES = `${TICKET}messages/` as const
+
+/** An action on a ticket: `POST …/tickets/{ticket_id}/{segment}/`, answering the ticket. */
+const ticketAction = <const Name extends string>(name: Name, segment: string, doc: Doc) =>
+  Endpoint.post(name, `${TICKET}${segment}/`, doc).setPath(TicketPath).addSuccess(TicketWire)
+
 /** Query parameters of the ticket list: the preset-filter criteria (lists repeat the key), `filter`, `q`, spam. */
-export const TicketListParams = Schema.Struct({
+const ticketListFilters = {
   statuses: listParam("Ticket statuses (`created`, `active`, `closed`); repeat the key for several."),
   waiting_on: listParam("`customer`, `associate`, or empty for nobody."),
   priorities: listParam("`not_set`, `low`, `medium`, `high`, `urgent`."),
@@ -62,152 +71,134 @@ export const TicketListParams = Schema.Struct({
       "matches first (the ticket's own words before its messages', then the newest activity)."
   ),
   customer_id: Query.param("Only this customer's tickets (an integer id)."),
-  ...TicketOrdering.params,
-  ...Pagination.params
-})
+  ...TicketOrdering.params
+}
 
 /** `/organizations/{organization_id}/tickets/`: tickets, their messages and their actions. */
 export class TicketsApi extends HttpApiGroup.make("tickets")
   .add(
-    HttpApiEndpoint.get("list", "/organizations/:organization_id/tickets/")
-      .setPath(OrganizationPath)
-      .setUrlParams(TicketListParams)
-      .addSuccess(Pagination.Envelope(TicketWire))
-      .annotate(OpenApi.Summary, "List and search tickets")
-      .annotate(
-        OpenApi.Description,
-        "Tickets of the organization matching every given criterion (the criteria of custom preset filters; within " +
+    Endpoint.list(
+      "list",
+      TICKETS,
+      {
+        summary: "List and search tickets",
+        description:
+          "Tickets of the organization matching every given criterion (the criteria of custom preset filters; within " +
           "a list any value matches). Merged-away tickets are never listed; spam only with `is_spam=true`. Ordering " +
           `fields: ${TicketOrdering.fields.join(", ")} (default \`-updated_at\`).`
-      )
+      },
+      TicketWire,
+      ticketListFilters
+    ).setPath(OrganizationPath)
   )
   .add(
-    HttpApiEndpoint.post("create", "/organizations/:organization_id/tickets/")
+    Endpoint.post("create", TICKETS, {
+      summary: "Create a ticket",
+      description:
+        "Give the customer by `customer_id`, or by `customer_email` (and `customer_name`): an unknown address creates " +
+        "the customer. `inbox_id` omitted: the default inbox. `public_id` is the organization's next number (1, 2, 3 …, " +
+        "no gaps). A ticket an associate creates e-mails the customer (`delivery_status: pending`); an integration " +
+        "records an inbound ticket with `created_by_role: customer` (no e-mail). `language` is detected from the " +
+        "subject and description; `sentiment_analysis_class` starts `pending`."
+    })
       .setPath(OrganizationPath)
       .setPayload(TicketCreate)
       .addSuccess(TicketWire, { status: 201 })
-      .annotate(OpenApi.Summary, "Create a ticket")
-      .annotate(
-        OpenApi.Description,
-        "Give the customer by `customer_id`, or by `customer_email` (and `customer_name`): an unknown address creates " +
-          "the customer. `inbox_id` omitted: the default inbox. `public_id` is the organization's next number (1, 2, 3 …, " +
-          "no gaps). A ticket an associate creates e-mails the customer (`delivery_status: pending`); an integration " +
-          "records an inbound ticket with `created_by_role: customer` (no e-mail). `language` is detected from the " +
-          "subject and description; `sentiment_analysis_class` starts `pending`."
-      )
   )
   .add(
-    HttpApiEndpoint.patch("update", "/organizations/:organization_id/tickets/:ticket_id/")
+    Endpoint.patch("update", TICKET, {
+      summary: "Change a ticket's status, classification, priority, assignee, tags or spam mark",
+      description:
+        "All changes apply together or not at all. `status: closed` needs a classification (given, or already set); " +
+        "`status: active` reopens a closed ticket. Writes to a merged-away ticket → 400 naming the survivor."
+    })
       .setPath(TicketPath)
       .setPayload(TicketUpdate)
       .addSuccess(TicketWire)
-      .annotate(OpenApi.Summary, "Change a ticket's status, classification, priority, assignee, tags or spam mark")
-      .annotate(
-        OpenApi.Description,
-        "All changes apply together or not at all. `status: closed` needs a classification (given, or already set); " +
-          "`status: active` reopens a closed ticket. Writes to a merged-away ticket → 400 naming the survivor."
-      )
   )
   .add(
-    HttpApiEndpoint.get("messages", "/organizations/:organization_id/tickets/:ticket_id/messages/")
-      .setPath(TicketPath)
-      .setUrlParams(Schema.Struct({ ...MessageOrdering.params, ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(MessageWire))
-      .annotate(OpenApi.Summary, "List a ticket's messages")
-      .annotate(
-        OpenApi.Description,
-        "Replies and internal notes, oldest first by default (`ordering`: created_at, id)."
-      )
+    Endpoint.list(
+      "messages",
+      MESSAGES,
+      {
+        summary: "List a ticket's messages",
+        description: "Replies and internal notes, oldest first by default (`ordering`: created_at, id)."
+      },
+      MessageWire,
+      MessageOrdering.params
+    ).setPath(TicketPath)
   )
   .add(
-    HttpApiEndpoint.post("addMessage", "/organizations/:organization_id/tickets/:ticket_id/messages/")
+    Endpoint.post("addMessage", MESSAGES, {
+      summary: "Reply or add an internal note",
+      description:
+        "`is_visible_to_customer` (default true): a reply; false: an internal note (no CC/BCC, never e-mailed). An " +
+        "associate's reply is e-mailed (`delivery_status: pending`) with its CC: the given list, else the last " +
+        "customer-visible message's, else the ticket's creation-time CC; BCC only when given. Integration tokens " +
+        "post the customer's replies with `role: customer`: they unsnooze (`customer_reply`) and reopen the " +
+        "ticket, and a reply to a merged-away ticket goes to the survivor."
+    })
       .setPath(TicketPath)
       .setPayload(MessageCreate)
       .addSuccess(MessageWire, { status: 201 })
-      .annotate(OpenApi.Summary, "Reply or add an internal note")
-      .annotate(
-        OpenApi.Description,
-        "`is_visible_to_customer` (default true): a reply; false: an internal note (no CC/BCC, never e-mailed). An " +
-          "associate's reply is e-mailed (`delivery_status: pending`) with its CC: the given list, else the last " +
-          "customer-visible message's, else the ticket's creation-time CC; BCC only when given. Integration tokens " +
-          "post the customer's replies with `role: customer`: they unsnooze (`customer_reply`) and reopen the " +
-          "ticket, and a reply to a merged-away ticket goes to the survivor."
-      )
   )
   .add(
-    HttpApiEndpoint.get("message", "/organizations/:organization_id/tickets/:ticket_id/messages/:message_id/")
+    Endpoint.get("message", `${MESSAGES}:message_id/`, {
+      summary: "Read one message of a ticket",
+      description: "The reply or internal note as the message list shows it (the `Location` of a created message)."
+    })
       .setPath(MessagePath)
       .addSuccess(MessageWire)
-      .annotate(OpenApi.Summary, "Read one message of a ticket")
-      .annotate(
-        OpenApi.Description,
-        "The reply or internal note as the message list shows it (the `Location` of a created message)."
-      )
   )
   .add(
-    HttpApiEndpoint.post("snooze", "/organizations/:organization_id/tickets/:ticket_id/snooze/")
-      .setPath(TicketPath)
-      .setPayload(SnoozeRequest)
-      .addSuccess(TicketWire)
-      .annotate(OpenApi.Summary, "Snooze a ticket until a moment")
-      .annotate(OpenApi.Description, "`until` must be in the future; closed and spam tickets cannot be snoozed.")
+    ticketAction("snooze", "snooze", {
+      summary: "Snooze a ticket until a moment",
+      description: "`until` must be in the future; closed and spam tickets cannot be snoozed."
+    }).setPayload(SnoozeRequest)
   )
   .add(
-    HttpApiEndpoint.post("unsnooze", "/organizations/:organization_id/tickets/:ticket_id/unsnooze/")
-      .setPath(TicketPath)
-      .addSuccess(TicketWire)
-      .annotate(OpenApi.Summary, "Take a ticket out of snooze")
-      .annotate(OpenApi.Description, "Sets `last_unsnooze_reason: manual`. A ticket that is not snoozed → 400.")
+    ticketAction("unsnooze", "unsnooze", {
+      summary: "Take a ticket out of snooze",
+      description: "Sets `last_unsnooze_reason: manual`. A ticket that is not snoozed → 400."
+    })
   )
   .add(
-    HttpApiEndpoint.post("resendEmail", "/organizations/:organization_id/tickets/:ticket_id/resend-email/")
-      .setPath(TicketPath)
-      .addSuccess(TicketWire)
-      .annotate(OpenApi.Summary, "Send a failed create-email again")
-      .annotate(
-        OpenApi.Description,
+    ticketAction("resendEmail", "resend-email", {
+      summary: "Send a failed create-email again",
+      description:
         "Only when the create-email's delivery is `failed`: queues it again with a new Message-ID and answers the " +
-          "ticket with `create_email_delivery` back to `pending` (the mail goes out after the answer; follow it there). A " +
-          "create-email that is pending, sent or read, or a ticket that sent none → 409."
-      )
+        "ticket with `create_email_delivery` back to `pending` (the mail goes out after the answer; follow it there). A " +
+        "create-email that is pending, sent or read, or a ticket that sent none → 409."
+    })
   )
   .add(
-    HttpApiEndpoint.post("merge", "/organizations/:organization_id/tickets/:ticket_id/merge/")
-      .setPath(TicketPath)
-      .setPayload(MergeRequest)
-      .addSuccess(TicketWire)
-      .annotate(OpenApi.Summary, "Merge this ticket into another")
-      .annotate(
-        OpenApi.Description,
+    ticketAction("merge", "merge", {
+      summary: "Merge this ticket into another",
+      description:
         "This ticket's opening request (description and attachments, as a message written when and by whom the " +
-          "ticket was opened) and its messages move to `into` (with `merged_from_ticket`); this ticket answers reads " +
-          "with `merged_into` and refuses writes. Answers this (merged-away) ticket."
-      )
+        "ticket was opened) and its messages move to `into` (with `merged_from_ticket`); this ticket answers reads " +
+        "with `merged_into` and refuses writes. Answers this (merged-away) ticket."
+    }).setPayload(MergeRequest)
   )
   .add(
-    HttpApiEndpoint.post("enrich", "/organizations/:organization_id/tickets/:ticket_id/enrichment/")
-      .setPath(TicketPath)
-      .setPayload(EnrichmentRequest)
-      .addSuccess(TicketWire)
-      .annotate(OpenApi.Summary, "Record AI enrichment (integration tokens only)")
-      .annotate(
-        OpenApi.Description,
+    ticketAction("enrich", "enrichment", {
+      summary: "Record AI enrichment (integration tokens only)",
+      description:
         "Summary, sentiment, speech-to-text transcript (audio tickets), auto-tags (added to the ticket's tags) and " +
-          "language. Personal tokens → 403. A transcript sets the language when none is known yet."
-      )
+        "language. Personal tokens → 403. A transcript sets the language when none is known yet."
+    }).setPayload(EnrichmentRequest)
   )
   // Every endpoint above looks the token up before its handler; `get` (added after) checks it in its own read.
   .middlewareEndpoints(ServiceAuth)
   .add(
-    HttpApiEndpoint.get("get", "/organizations/:organization_id/tickets/:ticket_id/")
+    Endpoint.get("get", TICKET, {
+      summary: "Read a ticket",
+      description:
+        "Every field of the ticket (messages are listed separately). A merged-away ticket still answers, with `merged_into`."
+    })
       .setPath(TicketPath)
       .addSuccess(TicketWire)
       .middleware(ServiceTokenPresented)
-      .annotate(OpenApi.Summary, "Read a ticket")
-      .annotate(
-        OpenApi.Description,
-        "Every field of the ticket (messages are listed separately). A merged-away ticket still answers, with `merged_into`."
-      )
   )
   .addError(Wire.PermissionDenied)
   .addError(Wire.Conflict)

@@ -1,7 +1,6 @@
-import { HttpApiEndpoint, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import * as Endpoint from "../Http/Endpoint.js"
 import * as Ordering from "../Http/Ordering.js"
-import * as Pagination from "../Http/Pagination.js"
 import { IntegerId, OrganizationId } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import {
@@ -16,6 +15,8 @@ import {
 } from "./Webhook.js"
 
 const WebhookPath = Schema.Struct({ organization_id: OrganizationId, webhook_id: IntegerId })
+
+const WEBHOOK = "/organizations/:organization_id/webhooks/:webhook_id/"
 
 const signing =
   'Each delivery is a `POST` of one event as JSON, signed in `X-Helpdesk-Signature` (`t=<unix seconds>,v1=<HMAC-SHA256 hex of "t.body">`) with the webhook\'s secret, its event id in `X-Helpdesk-Event-Id`; see docs/webhooks.md.'
@@ -86,23 +87,23 @@ export const WebhookResource = Resource.make({
 /** `/organizations/{organization_id}/webhooks/`: signed deliveries of the organization's ticket events. */
 export class WebhooksApi extends Resource.fullGroup("webhooks", WebhookResource, "Webhooks")
   .add(
-    HttpApiEndpoint.post("rotateSecret", "/organizations/:organization_id/webhooks/:webhook_id/rotate-secret/")
+    Endpoint.post("rotateSecret", `${WEBHOOK}rotate-secret/`, {
+      summary: "Rotate a webhook's secret",
+      description:
+        "Answers the new `secret`. For 24 hours deliveries carry two `v1` signatures, with the new and the previous secret."
+    })
       .setPath(WebhookPath)
       .addSuccess(WebhookWithSecret)
-      .annotate(OpenApi.Summary, "Rotate a webhook's secret")
-      .annotate(
-        OpenApi.Description,
-        "Answers the new `secret`. For 24 hours deliveries carry two `v1` signatures, with the new and the previous secret."
-      )
   )
   .add(
-    HttpApiEndpoint.get("deliveries", "/organizations/:organization_id/webhooks/:webhook_id/deliveries/")
-      .setPath(WebhookPath)
-      .setUrlParams(Schema.Struct({ ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(WebhookAttempt))
-      .annotate(OpenApi.Summary, "A webhook's delivery log")
-      .annotate(
-        OpenApi.Description,
-        "Its delivery attempts, newest first: event, attempt number, HTTP status, latency, error. Kept 7 days."
-      )
+    Endpoint.list(
+      "deliveries",
+      `${WEBHOOK}deliveries/`,
+      {
+        summary: "A webhook's delivery log",
+        description:
+          "Its delivery attempts, newest first: event, attempt number, HTTP status, latency, error. Kept 7 days."
+      },
+      WebhookAttempt
+    ).setPath(WebhookPath)
   ) {}
