@@ -245,12 +245,16 @@ export const fullGroup = <
   id: Id,
   spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>,
   title: string
-) =>
-  group(id, spec)
-    .add(endpoints(spec).delete)
-    .addError(Wire.PermissionDenied)
-    .middleware(ServiceAuth)
-    .annotate(OpenApi.Title, title)
+) => guarded(group(id, spec).add(endpoints(spec).delete), title)
+
+/**
+ * `group` behind the service's authentication, answering 403 where the role may not act, tagged `title` in
+ * OpenAPI: for a resource's group without the five endpoints of {@link fullGroup} (no delete, or more endpoints).
+ */
+export const guarded = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
+  group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
+  title: string
+) => group.addError(Wire.PermissionDenied).middleware(ServiceAuth).annotate(OpenApi.Title, title)
 
 /**
  * The storage a resource's handlers need, scoped by the organization's internal id. Its effects may read the
@@ -443,24 +447,31 @@ export type FiveHandlers = {
 }
 
 /**
- * Registers a resource's five handlers on its group's `handlers` under the default endpoint names: `handle` for
- * list and get, `handleRaw` for the writes (they read their own body). The endpoints and the handlers are made
- * from the same spec, so they agree by construction; add the group's other handlers to the result.
+ * Registers a resource's handlers on its group's `handlers` under the default endpoint names, for those of the
+ * five the group declares (a resource without delete has no `delete` endpoint): `handle` for list and get,
+ * `handleRaw` for the writes (they read their own body). The endpoints and the handlers are made from the same
+ * spec, so they agree by construction; add the group's other handlers to the result.
  */
 export const handleAll = <E, Provides, R, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any>(
   group: HttpApiBuilder.Handlers<E, Provides, R, Endpoints>,
   resource: FiveHandlers
 ): HttpApiBuilder.Handlers<E, Provides, R, HttpApiEndpoint.HttpApiEndpoint.ExcludeName<Endpoints, FiveNames>> => {
   type Untyped = {
+    readonly group: { readonly endpoints: Readonly<Record<string, unknown>> }
     readonly handle: (name: FiveNames, handler: FiveHandlers[FiveNames]) => Untyped
     readonly handleRaw: (name: FiveNames, handler: FiveHandlers[FiveNames]) => Untyped
   }
-  return (group as unknown as Untyped)
-    .handle("list", resource.list)
-    .handleRaw("create", resource.create)
-    .handle("get", resource.get)
-    .handleRaw("update", resource.update)
-    .handleRaw("delete", resource.delete) as unknown as HttpApiBuilder.Handlers<
+  const declared = (group as unknown as Untyped).group.endpoints
+  const registered = (["list", "create", "get", "update", "delete"] as const)
+    .filter((name) => name in declared)
+    .reduce(
+      (handlers, name) =>
+        name === "list" || name === "get"
+          ? handlers.handle(name, resource[name])
+          : handlers.handleRaw(name, resource[name]),
+      group as unknown as Untyped
+    )
+  return registered as unknown as HttpApiBuilder.Handlers<
     E,
     Provides,
     R,

@@ -38,10 +38,6 @@ export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
       writeError: inboxWriteError,
       repository: inboxes
     })
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
+    return Resource.handleAll(handlers, resource)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Inboxes.Default]))

@@ -25,11 +25,6 @@ export const TagsLive = HttpApiBuilder.group(Api, "tags", (handlers) =>
       writeError: tagWriteError,
       repository: tags
     })
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
-      .handleRaw("delete", resource.delete)
+    return Resource.handleAll(handlers, resource)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Tags.Default]))
