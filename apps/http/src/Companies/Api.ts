@@ -1,15 +1,48 @@
 import { HttpApiEndpoint, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
-import { Customer } from "../Customers/Customer.js"
+import { CustomerWire } from "../Customers/Api.js"
 import { CustomerOrdering } from "../Customers/Customers.js"
-import { Wire } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import { OrganizationId } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
+import { Timestamp, UserRef } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { CompanyOrdering } from "./Companies.js"
-import { Company, CompanyCreate, CompanyUpdate } from "./Company.js"
+import { type Company, CompanyCreate, CompanyUpdate } from "./Company.js"
+
+/** A company as the API shows it. */
+export const CompanyWire = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  default_assignee: Schema.NullOr(UserRef).annotations({
+    description:
+      "The member new tickets of this company's customers are meant for; null when unset or no longer a member."
+  }),
+  email_domains: Schema.Array(Schema.String).annotations({
+    description:
+      "Lower-case domains, sorted; unique in the organization. Customers with an address at one of them and no company are suggested as members."
+  }),
+  created_at: Timestamp,
+  updated_at: Timestamp
+}).annotations({ identifier: "Company" })
+
+/** A company on the wire. */
+export const companyWire = (company: Company): typeof CompanyWire.Type => ({
+  id: company.id,
+  name: company.name,
+  default_assignee:
+    company.defaultAssignee === null
+      ? null
+      : {
+          id: company.defaultAssignee.id,
+          email: company.defaultAssignee.email,
+          profile_picture_url: company.defaultAssignee.profilePictureUrl,
+          name: company.defaultAssignee.name
+        },
+  email_domains: company.emailDomains,
+  created_at: company.createdAt,
+  updated_at: company.updatedAt
+})
 
 const CompanyId = Schema.String.annotations({ jsonSchema: { type: "string", format: "uuid" } })
 
@@ -20,7 +53,8 @@ export const CompanyResource = Resource.make({
   segment: "companies",
   idParam: "company_id",
   idSchema: CompanyId,
-  item: Company,
+  item: CompanyWire,
+  toWire: companyWire,
   create: CompanyCreate,
   update: CompanyUpdate,
   filters: { search: Query.param("Keyword filter on name: case- and accent-insensitive; every word must match.") },
@@ -41,18 +75,17 @@ export const CompanyResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/companies/`: groupings of customers. */
-export class CompaniesApi extends Resource.group("companies", CompanyResource)
-  .add(
+export class CompaniesApi extends Resource.guarded(
+  Resource.group("companies", CompanyResource).add(
     HttpApiEndpoint.get("suggestedMembers", "/organizations/:organization_id/companies/:company_id/suggested-members/")
       .setPath(CompanyPath)
       .setUrlParams(Schema.Struct({ ...CustomerOrdering.params, ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(Customer))
+      .addSuccess(Pagination.Envelope(CustomerWire))
       .annotate(OpenApi.Summary, "Suggested members of a company")
       .annotate(
         OpenApi.Description,
         "Customers without a company whose e-mail address is at one of the company's `email_domains` (compared ignoring case). Add one with `PATCH /customers/{pk}/` and `company_id`."
       )
-  )
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Companies") {}
+  ),
+  "Companies"
+) {}

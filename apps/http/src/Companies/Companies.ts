@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
+import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
-import type { Company, CompanyCreate, CompanyUpdate } from "./Company.js"
+import { Company, type CompanyCreate, type CompanyUpdate } from "./Company.js"
 import { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomainsTaken } from "./CompanyErrors.js"
+import { CompanyId } from "./CompanyId.js"
 
 /** Orderings of the company list. */
 export const CompanyOrdering = Ordering.make({
@@ -14,34 +17,40 @@ export const CompanyOrdering = Ordering.make({
   tieBreaker: "c.id"
 })
 
-interface CompanyRow {
-  readonly id: string
-  readonly name: string
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly emailDomains: ReadonlyArray<string> | null
-  readonly assigneeId: string | null
-  readonly assigneeEmail: string | null
-  readonly assigneeName: string | null
-  readonly assigneeProfilePictureUrl: string | null
-}
-
-const toCompany = (row: CompanyRow): Company => ({
-  id: row.id,
-  name: row.name,
-  default_assignee:
-    row.assigneeId === null
-      ? null
-      : {
-          id: Number(row.assigneeId),
-          email: row.assigneeEmail ?? "",
-          profile_picture_url: row.assigneeProfilePictureUrl ?? "",
-          name: row.assigneeName ?? ""
-        },
-  email_domains: [...(row.emailDomains ?? [])].sort(),
-  created_at: row.createdAt,
-  updated_at: row.updatedAt
+/** The columns of the company select below: its own, its default assignee's and its e-mail domains. */
+const CompanyColumns = Schema.Struct({
+  id: CompanyId,
+  name: Schema.String,
+  createdAt: Timestamptz,
+  updatedAt: Timestamptz,
+  emailDomains: Schema.NullOr(Schema.Array(Schema.String)),
+  assigneeId: Schema.NullOr(BigInt8),
+  assigneeEmail: Schema.NullOr(Schema.String),
+  assigneeName: Schema.NullOr(Schema.String),
+  assigneeProfilePictureUrl: Schema.NullOr(Schema.String)
 })
+
+/** A row of the company select as a {@link Company}, its domains sorted (rows are only read). */
+const CompanyRow = Schema.transformOrFail(CompanyColumns, Schema.typeSchema(Company), {
+  strict: true,
+  decode: ({ assigneeId, assigneeEmail, assigneeName, assigneeProfilePictureUrl, emailDomains, ...row }) =>
+    ParseResult.succeed({
+      ...row,
+      defaultAssignee:
+        assigneeId === null
+          ? null
+          : {
+              id: assigneeId,
+              email: assigneeEmail ?? "",
+              name: assigneeName ?? "",
+              profilePictureUrl: assigneeProfilePictureUrl ?? ""
+            },
+      emailDomains: [...(emailDomains ?? [])].sort()
+    }),
+  encode: (company, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, company, "company rows are only read"))
+})
+
+const OrganizationCompany = Schema.Struct({ organizationId: Schema.Number, id: CompanyId })
 
 /** The key under which company names are unique in an organization. */
 export const companyNameKey = (name: string): string => name.trim().toLowerCase()
@@ -73,13 +82,17 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       (ms) => new Date(ms)
     )
 
-    /** The company with this id in the organization, or undefined. `id` must be a UUID. */
-    const findById = (organizationId: number, id: string): Effect.Effect<Company | undefined> =>
-      sql<CompanyRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toCompany(rows[0]))),
-        Effect.orDie,
-        Effect.withSpan("Companies.findById")
-      )
+    const findOne = Repository.findOne({
+      table: "companies",
+      span: "Companies.findById",
+      Request: OrganizationCompany,
+      Result: CompanyRow,
+      execute: ({ organizationId, id }) => sql`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
+    })
+
+    /** The company with this id in the organization, or undefined. */
+    const findById = (organizationId: number, id: CompanyId): Effect.Effect<Company | undefined> =>
+      findOne({ organizationId, id })
 
     const requireMember = (organizationId: number, userId: number | null | undefined) =>
       userId === null || userId === undefined
@@ -125,7 +138,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
 
     /** Creates a company. */
     const create = (organizationId: number, input: CompanyCreate): Effect.Effect<Company, CompanyWriteError> => {
-      const id = randomUUID()
+      const id = CompanyId.make(randomUUID())
       return Effect.gen(function* () {
         yield* requireMember(organizationId, input.default_assignee_id)
         const domains = input.email_domains ?? []
@@ -150,7 +163,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
     /** Applies changes; `email_domains` replaces the whole list. */
     const update = (
       organizationId: number,
-      id: string,
+      id: CompanyId,
       changes: CompanyUpdate
     ): Effect.Effect<Company, CompanyNotFound | CompanyWriteError> =>
       Effect.gen(function* () {
@@ -191,7 +204,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
         select,
         where,
         ordering: options.ordering,
-        decode: toCompany
+        rows: { table: "companies", schema: CompanyRow }
       })
     }
 

@@ -1,36 +1,32 @@
+import { UserRef } from "@helpdesk/domain"
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
-import { Timestamp, UserRef } from "../Http/Representation.js"
+import { CompanyId } from "./CompanyId.js"
 import { emailDomains } from "./EmailDomain.js"
 
 /** Longest company name. */
 export const MAX_COMPANY_NAME_LENGTH = 255
 
-/** A company as the API shows it. */
+/**
+ * A company of an organization: its default assignee (null when unset or no longer a member), its e-mail domains
+ * (lower-case, sorted, unique in the organization).
+ */
 export const Company = Schema.Struct({
-  id: Schema.UUID,
+  id: CompanyId,
   name: Schema.String,
-  default_assignee: Schema.NullOr(UserRef).annotations({
-    description:
-      "The member new tickets of this company's customers are meant for; null when unset or no longer a member."
-  }),
-  email_domains: Schema.Array(Schema.String).annotations({
-    description:
-      "Lower-case domains, sorted; unique in the organization. Customers with an address at one of them and no company are suggested as members."
-  }),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotations({ identifier: "Company" })
-
-/** A company as the API shows it. */
-export type Company = typeof Company.Type
-
-/** The short form a customer embeds as its `company`. */
-export const CompanyRef = Schema.Struct({ id: Schema.UUID, name: Schema.String }).annotations({
-  identifier: "CompanyRef"
+  defaultAssignee: Schema.NullOr(UserRef),
+  emailDomains: Schema.Array(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
 })
 
-/** The short form a customer embeds as its `company`. */
+/** A company of an organization. */
+export type Company = typeof Company.Type
+
+/** The short form a customer carries as its `company`. */
+export const CompanyRef = Schema.Struct({ id: CompanyId, name: Schema.String })
+
+/** The short form a customer carries as its `company`. */
 export type CompanyRef = typeof CompanyRef.Type
 
 const defaultAssigneeId = Fields.nullable(

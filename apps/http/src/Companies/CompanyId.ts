@@ -1,6 +1,12 @@
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 
+/** A company's id: a UUID in canonical (lowercase, hyphenated) form. */
+export const CompanyId = Schema.UUID.pipe(Schema.brand("CompanyId"))
+
+/** A company's id. */
+export type CompanyId = typeof CompanyId.Type
+
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
 
 /** The canonical (lowercase, hyphenated) form of a UUID, or undefined when `input` is not one. */
@@ -16,3 +22,9 @@ export const uuid = Fields.make(Schema.String, { type: "string", format: "uuid" 
   const value = typeof input === "string" ? parseUuid(input) : undefined
   return value === undefined ? { ok: false, message: "Must be a valid UUID." } : { ok: true, value }
 })
+
+/** The company id a path segment names, or undefined when it is not a UUID. */
+export const parseCompanyId = (input: string): CompanyId | undefined => {
+  const value = parseUuid(input)
+  return value === undefined ? undefined : CompanyId.make(value)
+}

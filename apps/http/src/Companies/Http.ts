@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
+import { customerWire } from "../Customers/Api.js"
 import { CustomerOrdering, Customers } from "../Customers/Customers.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -9,7 +10,7 @@ import * as Resource from "../Http/Resource.js"
 import { CompanyResource } from "./Api.js"
 import { Companies } from "./Companies.js"
 import type { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomainsTaken } from "./CompanyErrors.js"
-import { parseUuid } from "./CompanyId.js"
+import { parseCompanyId } from "./CompanyId.js"
 
 /** The wire error of a refused company write. */
 export const companyWriteError = (
@@ -45,29 +46,25 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
 
     const resource = yield* Resource.handlers(CompanyResource, {
       permissions: { read: "companies.read", write: "companies.write" },
-      parseId: parseUuid,
+      parseId: parseCompanyId,
       filters: (urlParams) => Effect.succeed({ search: urlParams.search ?? "" }),
       writeError: companyWriteError,
       repository: companies
     })
 
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
-      .handle("suggestedMembers", ({ path, request, urlParams }) =>
-        Effect.gen(function* () {
-          const scope = yield* access.require(path.organization_id, "companies.read")
-          const company = yield* resource.existing(scope.organizationId, path.company_id)
-          const ordering = yield* CustomerOrdering.parse(urlParams.ordering)
-          const page = yield* Pagination.parse(urlParams)
-          return yield* Pagination.paginate(
-            request,
-            page,
-            customers.list(scope.organizationId, { suggestedFor: company.id, ordering })
-          )
-        })
-      )
+    return Resource.handleAll(handlers, resource).handle("suggestedMembers", ({ path, request, urlParams }) =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(path.organization_id, "companies.read")
+        const company = yield* resource.existing(scope.organizationId, path.company_id)
+        const ordering = yield* CustomerOrdering.parse(urlParams.ordering)
+        const page = yield* Pagination.parse(urlParams)
+        const result = yield* Pagination.paginate(
+          request,
+          page,
+          customers.list(scope.organizationId, { suggestedFor: company.id, ordering })
+        )
+        return { ...result, results: result.results.map(customerWire) }
+      })
+    )
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Companies.Default, Customers.Default]))

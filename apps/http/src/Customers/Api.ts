@@ -1,18 +1,42 @@
-import { OpenApi } from "@effect/platform"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
-import { Wire } from "../Http/Errors.js"
+import { Schema } from "effect"
 import { IntegerId } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import * as Resource from "../Http/Resource.js"
-import { Customer, CustomerCreate, CustomerUpdate } from "./Customer.js"
+import { type Customer, CustomerCreate, CustomerUpdate } from "./Customer.js"
 import { CustomerOrdering } from "./Customers.js"
+
+/** The short form a customer shows as its `company`. */
+export const CompanyRefWire = Schema.Struct({ id: Schema.UUID, name: Schema.String }).annotations({
+  identifier: "CompanyRef"
+})
+
+/** A customer (requester) as the API shows it, and as tickets embed it. */
+export const CustomerWire = Schema.Struct({
+  id: Schema.Int,
+  name: Schema.String,
+  email: Schema.String,
+  is_spam: Schema.Boolean.annotations({ description: "When true, e-mails from this customer are marked as spam." }),
+  company: Schema.NullOr(CompanyRefWire),
+  is_company_manager: Schema.Boolean
+}).annotations({ identifier: "Customer" })
+
+/** A customer on the wire. */
+export const customerWire = (customer: Customer): typeof CustomerWire.Type => ({
+  id: customer.id,
+  name: customer.name,
+  email: customer.email,
+  is_spam: customer.isSpam,
+  company: customer.company === null ? null : { id: customer.company.id, name: customer.company.name },
+  is_company_manager: customer.isCompanyManager
+})
 
 /** Customers as a directory resource: `/organizations/{organization_id}/customers/{pk}/` (never deleted). */
 export const CustomerResource = Resource.make({
   segment: "customers",
   idParam: "pk",
   idSchema: IntegerId,
-  item: Customer,
+  item: CustomerWire,
+  toWire: customerWire,
   create: CustomerCreate,
   update: CustomerUpdate,
   filters: {
@@ -40,7 +64,4 @@ export const CustomerResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/customers/`: requesters of an organization. */
-export class CustomersApi extends Resource.group("customers", CustomerResource)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Customers") {}
+export class CustomersApi extends Resource.guarded(Resource.group("customers", CustomerResource), "Customers") {}

@@ -6,17 +6,26 @@ import * as Fields from "../Http/Fields.js"
 /** Limits of a customer's fields (section 8 of the API description). */
 export const LIMITS = { name: 255, email: 254 } as const
 
-/** A customer (requester) as the API shows it, and as tickets embed it. */
+/** A customer's id. */
+export const CustomerId = Schema.Int.pipe(Schema.brand("CustomerId"))
+
+/** A customer's id. */
+export type CustomerId = typeof CustomerId.Type
+
+/**
+ * A customer (requester) of an organization: e-mail address unique in it ignoring case, at most one company of
+ * the same organization, whose manager they may be.
+ */
 export const Customer = Schema.Struct({
-  id: Schema.Int,
+  id: CustomerId,
   name: Schema.String,
   email: Schema.String,
-  is_spam: Schema.Boolean.annotations({ description: "When true, e-mails from this customer are marked as spam." }),
+  isSpam: Schema.Boolean,
   company: Schema.NullOr(CompanyRef),
-  is_company_manager: Schema.Boolean
-}).annotations({ identifier: "Customer" })
+  isCompanyManager: Schema.Boolean
+})
 
-/** A customer (requester) as the API shows it, and as tickets embed it. */
+/** A customer (requester) of an organization. */
 export type Customer = typeof Customer.Type
 
 const companyId = Fields.nullable(uuid).annotations({

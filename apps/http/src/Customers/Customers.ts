@@ -1,11 +1,14 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
 import { CompanyNotFound } from "../Companies/CompanyErrors.js"
+import { CompanyId } from "../Companies/CompanyId.js"
 import { domainOfEmail } from "../Companies/EmailDomain.js"
+import * as Repository from "../Database/Repository.js"
+import { int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
-import type { Customer, CustomerCreate, CustomerUpdate } from "./Customer.js"
+import { Customer, type CustomerCreate, CustomerId, type CustomerUpdate } from "./Customer.js"
 import { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from "./CustomerErrors.js"
 
 /** Orderings of the customer list. */
@@ -15,24 +18,27 @@ export const CustomerOrdering = Ordering.make({
   tieBreaker: "c.id"
 })
 
-interface CustomerRow {
-  readonly id: string
-  readonly name: string
-  readonly email: string
-  readonly isSpam: boolean
-  readonly isCompanyManager: boolean
-  readonly companyId: string | null
-  readonly companyName: string | null
-}
-
-const toCustomer = (row: CustomerRow): Customer => ({
-  id: Number(row.id),
-  name: row.name,
-  email: row.email,
-  is_spam: row.isSpam,
-  company: row.companyId === null ? null : { id: row.companyId, name: row.companyName ?? "" },
-  is_company_manager: row.isCompanyManager
+/** The columns of the customer select below: its own and its company's name. */
+const CustomerColumns = Schema.Struct({
+  id: int8(CustomerId),
+  name: Schema.String,
+  email: Schema.String,
+  isSpam: Schema.Boolean,
+  isCompanyManager: Schema.Boolean,
+  companyId: Schema.NullOr(CompanyId),
+  companyName: Schema.NullOr(Schema.String)
 })
+
+/** A row of the customer select as a {@link Customer} (rows are only read). */
+const CustomerRow = Schema.transformOrFail(CustomerColumns, Schema.typeSchema(Customer), {
+  strict: true,
+  decode: ({ companyId, companyName, ...row }) =>
+    ParseResult.succeed({ ...row, company: companyId === null ? null : { id: companyId, name: companyName ?? "" } }),
+  encode: (customer, _, ast) =>
+    ParseResult.fail(new ParseResult.Forbidden(ast, customer, "customer rows are only read"))
+})
+
+const OrganizationCustomer = Schema.Struct({ organizationId: Schema.Number, id: CustomerId })
 
 /** An address as stored: trimmed, its domain lower-cased (the local part keeps its case, as people typed it). */
 export const normalizeCustomerEmail = (email: string): string => {
@@ -73,27 +79,35 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
       SELECT c.id, c.name, c.email, c.is_spam, c.is_company_manager, c.company_id, co.name AS company_name
       FROM customers c LEFT JOIN companies co ON co.id = c.company_id`
 
+    const findOne = Repository.findOne({
+      table: "customers",
+      span: "Customers.findById",
+      Request: OrganizationCustomer,
+      Result: CustomerRow,
+      execute: ({ organizationId, id }) => sql`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
+    })
+
+    /** The customer with this id in the organization, or undefined (another organization's is not found). */
+    const findById = (organizationId: number, id: CustomerId): Effect.Effect<Customer | undefined> =>
+      findOne({ organizationId, id })
+
+    const findOneByEmail = Repository.findOne({
+      table: "customers",
+      span: "Customers.findByEmail",
+      Request: Schema.Struct({ organizationId: Schema.Number, emailKey: Schema.String }),
+      Result: CustomerRow,
+      execute: ({ organizationId, emailKey }) =>
+        sql`${select} WHERE c.organization_id = ${organizationId} AND c.email_key = ${emailKey}`
+    })
+
     const now = Effect.map(
       Effect.clockWith((clock) => clock.currentTimeMillis),
       (ms) => new Date(ms)
     )
 
-    /** The customer with this id in the organization, or undefined (another organization's is not found). */
-    const findById = (organizationId: number, id: number): Effect.Effect<Customer | undefined> =>
-      sql<CustomerRow>`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toCustomer(rows[0]))),
-        Effect.orDie,
-        Effect.withSpan("Customers.findById")
-      )
-
     /** The customer with this e-mail address (compared ignoring case) in the organization, or undefined. */
     const findByEmail = (organizationId: number, email: string): Effect.Effect<Customer | undefined> =>
-      sql<CustomerRow>`${select}
-        WHERE c.organization_id = ${organizationId} AND c.email_key = ${customerEmailKey(email)}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toCustomer(rows[0]))),
-        Effect.orDie,
-        Effect.withSpan("Customers.findByEmail")
-      )
+      findOneByEmail({ organizationId, emailKey: customerEmailKey(email) })
 
     /**
      * The customer with this e-mail address (compared ignoring case), created when new. A given name fills an
@@ -120,7 +134,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
             SET name = EXCLUDED.name, search_text = EXCLUDED.search_text, updated_at = now()
             WHERE customers.name = '' AND EXCLUDED.name <> ''
           RETURNING id`
-        if (rows[0] !== undefined) return (yield* findById(organizationId, Number(rows[0].id)))!
+        if (rows[0] !== undefined) return (yield* findById(organizationId, CustomerId.make(Number(rows[0].id))))!
         return (yield* findByEmail(organizationId, email))!
       }).pipe(Effect.orDie, Effect.withSpan("Customers.findOrCreateByEmail"))
     }
@@ -161,7 +175,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
             isCompanyManager: input.is_company_manager ?? false
           })}
           RETURNING id`
-        return (yield* findById(organizationId, Number(rows[0]!.id)))!
+        return (yield* findById(organizationId, CustomerId.make(Number(rows[0]!.id))))!
       }).pipe(Effect.catchTag("SqlError", emailTaken(email)), Effect.withSpan("Customers.create"))
     }
 
@@ -171,7 +185,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
      */
     const update = (
       organizationId: number,
-      id: number,
+      id: CustomerId,
       changes: CustomerUpdate
     ): Effect.Effect<Customer, CustomerNotFound | CustomerEmailTaken | CompanyNotFound | ManagerWithoutCompany> =>
       Effect.gen(function* () {
@@ -246,7 +260,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
         select,
         where,
         ordering: options.ordering,
-        decode: toCustomer
+        rows: { table: "customers", schema: CustomerRow }
       })
     }
 

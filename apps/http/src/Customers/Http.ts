@@ -6,9 +6,10 @@ import type { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { parseUuid } from "../Companies/CompanyId.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
 import { parseBooleanText } from "../Http/Fields.js"
-import { parseIntegerId } from "../Http/PathParams.js"
+import { parseIntegerIdAs } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { CustomerResource } from "./Api.js"
+import { CustomerId } from "./Customer.js"
 import type { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from "./CustomerErrors.js"
 import { Customers } from "./Customers.js"
 
@@ -57,7 +58,7 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
     const customers = yield* Customers
     const resource = yield* Resource.handlers(CustomerResource, {
       permissions: { read: "customers.read", write: "customers.write" },
-      parseId: parseIntegerId,
+      parseId: parseIntegerIdAs(CustomerId.make),
       filters: (urlParams) =>
         Effect.map(parseCustomerFilters(urlParams), (filters) => ({
           search: urlParams.search ?? "",
@@ -67,10 +68,6 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
       writeError: customerWriteError,
       repository: customers
     })
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
+    return Resource.handleAll(handlers, resource)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Customers.Default]))

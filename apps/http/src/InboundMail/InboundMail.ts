@@ -279,7 +279,7 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
           })
         }
         const customer = yield* customers.findByEmail(org, sender.address)
-        if ((customer?.is_spam ?? false) || (ticketId === undefined && ticket.customer.isSpam)) {
+        if ((customer?.isSpam ?? false) || (ticketId === undefined && ticket.customer.isSpam)) {
           ticket = yield* commands.asSystem(org, ticket.id, (_, at) =>
             Effect.succeed([new MarkSpam({ ticketId: ticket.id, at, actor: systemActor })])
           )

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { CustomerRef, InboxRef, TagRef, UserRef } from "@helpdesk/domain"
 import { Effect } from "effect"
-import type { Customer } from "../Customers/Customer.js"
+import { type Customer, CustomerId } from "../Customers/Customer.js"
 import { Customers } from "../Customers/Customers.js"
 import { type Inbox, InboxId } from "../Inboxes/Inbox.js"
 import { Inboxes } from "../Inboxes/Inboxes.js"
@@ -31,9 +31,9 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
       id: customer.id,
       name: customer.name,
       email: customer.email,
-      isSpam: customer.is_spam,
+      isSpam: customer.isSpam,
       company: customer.company === null ? null : { id: customer.company.id, name: customer.company.name },
-      isCompanyManager: customer.is_company_manager
+      isCompanyManager: customer.isCompanyManager
     })
 
     /** The organization's default inbox (provisioned when it has none). */
@@ -47,7 +47,7 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
 
     /** A customer of the organization, or undefined. */
     const customer = (organizationId: number, id: number) =>
-      Effect.map(customers.findById(organizationId, id), (found) =>
+      Effect.map(customers.findById(organizationId, CustomerId.make(id)), (found) =>
         found === undefined ? undefined : customerRef(found)
       )
 
