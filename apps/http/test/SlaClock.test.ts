@@ -1,6 +1,6 @@
 import { isOpenAt, type Schedule } from "@helpdesk/schedule"
 import { assert, describe, it } from "vitest"
-import { compileStored, type StoredException, type WeeklyHours } from "../src/BusinessHours/Validation.js"
+import { CLOSED_WEEK, compileStored, type StoredException, type WeeklyHours } from "../src/BusinessHours/Validation.js"
 import { type ClockPolicy, dueAfter, dueTimes, type SlaFacts } from "../src/Sla/SlaClock.js"
 
 /*
@@ -28,16 +28,7 @@ const bruteForceDue = (
 }
 
 const day = (opens: string, closes: string) => ({ opens_at: opens, closes_at: closes })
-const week = (hours: Partial<WeeklyHours>): WeeklyHours => ({
-  mon: null,
-  tue: null,
-  wed: null,
-  thu: null,
-  fri: null,
-  sat: null,
-  sun: null,
-  ...hours
-})
+const week = (hours: Partial<WeeklyHours>): WeeklyHours => ({ ...CLOSED_WEEK, ...hours })
 const nineToFive = day("09:00", "17:00")
 const weekdays = week({ mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive })
 

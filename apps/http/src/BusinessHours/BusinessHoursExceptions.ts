@@ -1,6 +1,6 @@
 import { Effect, Either, Option } from "effect"
 import * as Ordering from "../Http/Ordering.js"
-import { BusinessHoursStore, type StoredSchedule } from "./BusinessHoursStore.js"
+import { BusinessHoursStore, type DuplicateExceptionDate, type StoredSchedule } from "./BusinessHoursStore.js"
 import { BusinessHoursExceptionNotFound, BusinessHoursNotSaved, InvalidBusinessHours } from "./Errors.js"
 import {
   type ExceptionFields,
@@ -61,46 +61,51 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
           })
         )
 
-      /** Adds an exception from a wire body; refused before a schedule is saved. */
-      const create = (
+      /**
+       * One checked write of an exception, in a transaction: lock the schedule, find the exception the write
+       * changes (`base`; none on create), check the body against it and the whole schedule, store the fields, and
+       * bump the version.
+       */
+      const write = <E>(
+        span: string,
         organizationId: number,
-        body: Record<string, unknown>
-      ): Effect.Effect<StoredException, BusinessHoursNotSaved | InvalidBusinessHours> =>
+        body: Record<string, unknown>,
+        base: (exceptions: ReadonlyArray<StoredException>) => Effect.Effect<StoredException | undefined, E>,
+        save: (fields: ExceptionFields) => Effect.Effect<StoredException, DuplicateExceptionDate>
+      ): Effect.Effect<StoredException, BusinessHoursNotSaved | InvalidBusinessHours | E> =>
         Effect.gen(function* () {
           const schedule = yield* lockSchedule(organizationId)
           const exceptions = yield* store.allExceptions(organizationId)
-          const fields = yield* checked(schedule, exceptions, body, undefined)
-          const stored = yield* store.insertException(organizationId, fields).pipe(Effect.mapError(duplicate))
+          const current = yield* base(exceptions)
+          const fields = yield* checked(schedule, exceptions, body, current)
+          const stored = yield* save(fields).pipe(Effect.mapError(duplicate))
           yield* store.bumpVersion(organizationId)
           return stored
-        }).pipe(
-          store.withTransaction,
-          Effect.catchTag("SqlError", Effect.die),
-          Effect.withSpan("BusinessHoursExceptions.create")
+        }).pipe(store.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan(span))
+
+      /** Adds an exception from a wire body; refused before a schedule is saved. */
+      const create = (organizationId: number, body: Record<string, unknown>) =>
+        write(
+          "BusinessHoursExceptions.create",
+          organizationId,
+          body,
+          () => Effect.succeed(undefined),
+          (fields) => store.insertException(organizationId, fields)
         )
 
       /** Applies a partial update from a wire body; the merged exception is checked as a whole. */
-      const update = (
-        organizationId: number,
-        id: number,
-        body: Record<string, unknown>
-      ): Effect.Effect<
-        StoredException,
-        BusinessHoursNotSaved | InvalidBusinessHours | BusinessHoursExceptionNotFound
-      > =>
-        Effect.gen(function* () {
-          const schedule = yield* lockSchedule(organizationId)
-          const exceptions = yield* store.allExceptions(organizationId)
-          const current = exceptions.find((exception) => exception.id === id)
-          if (current === undefined) return yield* new BusinessHoursExceptionNotFound({ id })
-          const fields = yield* checked(schedule, exceptions, body, current)
-          const stored = yield* store.updateException(organizationId, id, fields).pipe(Effect.mapError(duplicate))
-          yield* store.bumpVersion(organizationId)
-          return stored
-        }).pipe(
-          store.withTransaction,
-          Effect.catchTag("SqlError", Effect.die),
-          Effect.withSpan("BusinessHoursExceptions.update")
+      const update = (organizationId: number, id: number, body: Record<string, unknown>) =>
+        write(
+          "BusinessHoursExceptions.update",
+          organizationId,
+          body,
+          (exceptions) => {
+            const current = exceptions.find((exception) => exception.id === id)
+            return current === undefined
+              ? Effect.fail(new BusinessHoursExceptionNotFound({ id }))
+              : Effect.succeed(current)
+          },
+          (fields) => store.updateException(organizationId, id, fields)
         )
 
       /** Deletes an exception. */

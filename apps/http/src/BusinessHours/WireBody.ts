@@ -78,14 +78,15 @@ const weeklyHoursOfForm = (fields: Record<string, string>): Effect.Effect<unknow
   return Effect.succeed(hasNested ? nested : undefined)
 }
 
+/** A JSON body as an object, or the kernel's refusal of any other JSON value. */
+const jsonObject = (value: unknown): Effect.Effect<Record<string, unknown>, ValidationError> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? Effect.succeed(value as Record<string, unknown>)
+    : Effect.fail(notAnObject(value))
+
 /** The body of `PUT …/business-hours/` as an object. */
 export const scheduleBody = (body: RawBody): Effect.Effect<Record<string, unknown>, ValidationError> => {
-  if (body._tag === "Json") {
-    const value = body.value
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? Effect.succeed(value as Record<string, unknown>)
-      : Effect.fail(notAnObject(value))
-  }
+  if (body._tag === "Json") return jsonObject(body.value)
   const fields = lastValues(body.fields)
   return Effect.map(weeklyHoursOfForm(fields), (weekly) => {
     const out = untrustedRecord<unknown>()
@@ -98,12 +99,7 @@ export const scheduleBody = (body: RawBody): Effect.Effect<Record<string, unknow
 
 /** The body of an exception `POST`/`PATCH` as an object. */
 export const exceptionBody = (body: RawBody): Effect.Effect<Record<string, unknown>, ValidationError> => {
-  if (body._tag === "Json") {
-    const value = body.value
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? Effect.succeed(value as Record<string, unknown>)
-      : Effect.fail(notAnObject(value))
-  }
+  if (body._tag === "Json") return jsonObject(body.value)
   const out: Record<string, unknown> = lastValues(body.fields)
   for (const key of DAY_FIELDS) {
     const value = ownValue(out, key)
