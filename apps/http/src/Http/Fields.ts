@@ -91,45 +91,52 @@ const EMAIL =
 /** True when `value` is an e-mail address the service accepts. */
 export const isEmail = (value: string): boolean => EMAIL.test(value)
 
-/** An e-mail address (at most 254 characters unless told otherwise); the domain is lower-cased. */
-export const email = (options: { readonly maxLength?: number; readonly allowBlank?: boolean } = {}) => {
-  const opts: TextOptions = { maxLength: options.maxLength ?? 254, allowBlank: options.allowBlank ?? false }
-  return make(
-    Schema.String,
-    { type: "string", format: "email", maxLength: opts.maxLength, ...(opts.allowBlank ? {} : { minLength: 1 }) },
-    (input) => {
-      const value = textValue(input)
-      if (value === undefined) return fail("Not a valid string.")
-      const length = checkLength(value, opts)
-      if (!length.ok || value === "") return length
-      if (!isEmail(value)) return fail("Enter a valid email address.")
-      const at = value.lastIndexOf("@")
-      return ok(`${value.slice(0, at)}@${value.slice(at + 1).toLowerCase()}`)
+/**
+ * A trimmed string of an OpenAPI `format` (at most `defaultMaxLength` characters unless told otherwise), blank only
+ * when allowed; a non-blank value of the right length is then read by `parse`.
+ */
+const formatted =
+  (
+    format: string,
+    defaultMaxLength: number,
+    parse: (
+      value: string
+    ) => { readonly ok: true; readonly value: string } | { readonly ok: false; readonly message: string }
+  ) =>
+  (options: { readonly maxLength?: number; readonly allowBlank?: boolean } = {}) => {
+    const opts: TextOptions = {
+      maxLength: options.maxLength ?? defaultMaxLength,
+      allowBlank: options.allowBlank ?? false
     }
-  )
-}
+    return make(
+      Schema.String,
+      { type: "string", format, maxLength: opts.maxLength, ...(opts.allowBlank ? {} : { minLength: 1 }) },
+      (input) => {
+        const value = textValue(input)
+        if (value === undefined) return fail("Not a valid string.")
+        const length = checkLength(value, opts)
+        return !length.ok || value === "" ? length : parse(value)
+      }
+    )
+  }
+
+/** An e-mail address (at most 254 characters unless told otherwise); the domain is lower-cased. */
+export const email = formatted("email", 254, (value) => {
+  if (!isEmail(value)) return fail("Enter a valid email address.")
+  const at = value.lastIndexOf("@")
+  return ok(`${value.slice(0, at)}@${value.slice(at + 1).toLowerCase()}`)
+})
 
 /** An absolute `http`/`https` URL (at most 200 characters unless told otherwise, as DRF's URLField). */
-export const url = (options: { readonly maxLength?: number; readonly allowBlank?: boolean } = {}) => {
-  const opts: TextOptions = { maxLength: options.maxLength ?? 200, allowBlank: options.allowBlank ?? false }
-  return make(
-    Schema.String,
-    { type: "string", format: "uri", maxLength: opts.maxLength, ...(opts.allowBlank ? {} : { minLength: 1 }) },
-    (input) => {
-      const value = textValue(input)
-      if (value === undefined) return fail("Not a valid string.")
-      const length = checkLength(value, opts)
-      if (!length.ok || value === "") return length
-      try {
-        const parsed = new URL(value)
-        if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "") return ok(value)
-      } catch {
-        // falls through to the message
-      }
-      return fail("Enter a valid URL (http:// or https://).")
-    }
-  )
-}
+export const url = formatted("uri", 200, (value) => {
+  try {
+    const parsed = new URL(value)
+    if ((parsed.protocol === "http:" || parsed.protocol === "https:") && parsed.hostname !== "") return ok(value)
+  } catch {
+    // falls through to the message
+  }
+  return fail("Enter a valid URL (http:// or https://).")
+})
 
 const TRUE = new Set(["true", "1", "yes"])
 const FALSE = new Set(["false", "0", "no"])

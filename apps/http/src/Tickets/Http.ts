@@ -19,17 +19,10 @@ import { PresetFilters } from "../PresetFilters/PresetFilters.js"
 import { storedSlaOf } from "../Sla/SlaState.js"
 import { encodeMessageView, encodeTicketView } from "./ReadModel/StoredViews.js"
 import { TicketCommands } from "./TicketCommands.js"
-import { toHttpError } from "./TicketHttpErrors.js"
+import { type TicketWriteError, toHttpError } from "./TicketHttpErrors.js"
 import type { WriteRole } from "./TicketPipeline.js"
 import { MessageOrdering, TicketOrdering, TicketQueries } from "./TicketQueries.js"
-import {
-  EnrichmentRequest,
-  MergeRequest,
-  MessageCreate,
-  SnoozeRequest,
-  TicketCreate,
-  TicketUpdate
-} from "./TicketRequests.js"
+import * as TicketRequests from "./TicketRequests.js"
 import { TicketResponses } from "./TicketResponses.js"
 import { TicketServicesLive } from "./TicketServices.js"
 import { renderMessage, renderTicket } from "./TicketWire.js"
@@ -118,6 +111,25 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         return { scope, ticketId, caller: yield* CurrentCaller }
       })
 
+    /**
+     * A ticket action: the write scope (403/404 first), then the body, then the command (its refusal as the HTTP
+     * error); answers the ticket as the command left it.
+     */
+    const act = <B, E, R>(
+      path: { readonly organization_id: string; readonly ticket_id: string },
+      body: Effect.Effect<B, E, R>,
+      run: (
+        target: Effect.Effect.Success<ReturnType<typeof writeScope>>,
+        body: B
+      ) => Effect.Effect<Ticket, TicketWriteError>,
+      action: Action = "tickets.write"
+    ) =>
+      Effect.gen(function* () {
+        const target = yield* writeScope(path.organization_id, path.ticket_id, action)
+        const ticket = yield* run(target, yield* body).pipe(Effect.mapError(toHttpError))
+        return yield* ticketResponse(yield* stateView(ticket))
+      })
+
     const roleOf = (requested: WriteRole | undefined, field: string) =>
       Effect.gen(function* () {
         const caller = yield* CurrentCaller
@@ -188,7 +200,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "tickets.write")
           const caller = yield* CurrentCaller
-          const body = yield* RequestBody.decodeChecked(request, TicketCreate, ticketCreationRules)
+          const body = yield* RequestBody.decodeChecked(request, TicketRequests.TicketCreate, ticketCreationRules)
           const role = yield* roleOf(body.created_by_role, "created_by_role")
           const kind = body.kind ?? "text"
           const description = body.description ?? ""
@@ -245,7 +257,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
           const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
-          const body = yield* RequestBody.decode(request, TicketUpdate)
+          const body = yield* RequestBody.decode(request, TicketRequests.TicketUpdate)
           const ticket = yield* commands
             .update(scope.organizationId, caller, ticketId, {
               ...(body.status !== undefined ? { status: body.status } : {}),
@@ -287,7 +299,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       .handleRaw("addMessage", ({ path, request }) =>
         Effect.gen(function* () {
           const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
-          const body = yield* RequestBody.decode(request, MessageCreate)
+          const body = yield* RequestBody.decode(request, TicketRequests.MessageCreate)
           const role = yield* roleOf(body.role, "role")
           const result = yield* commands
             .addMessage({
@@ -323,58 +335,39 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         })
       )
       .handleRaw("snooze", ({ path, request }) =>
-        Effect.gen(function* () {
-          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
-          const body = yield* RequestBody.decode(request, SnoozeRequest)
-          const ticket = yield* commands
-            .snooze(scope.organizationId, caller, ticketId, body.until)
-            .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(yield* stateView(ticket))
-        })
+        act(path, RequestBody.decode(request, TicketRequests.SnoozeRequest), ({ scope, caller, ticketId }, body) =>
+          commands.snooze(scope.organizationId, caller, ticketId, body.until)
+        )
       )
       .handle("unsnooze", ({ path }) =>
-        Effect.gen(function* () {
-          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
-          const ticket = yield* commands
-            .unsnooze(scope.organizationId, caller, ticketId)
-            .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(yield* stateView(ticket))
-        })
+        act(path, Effect.void, ({ scope, caller, ticketId }) =>
+          commands.unsnooze(scope.organizationId, caller, ticketId)
+        )
       )
       .handle("resendEmail", ({ path }) =>
-        Effect.gen(function* () {
-          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
-          const ticket = yield* commands
-            .resendCreationEmail(scope.organizationId, caller, ticketId)
-            .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(yield* stateView(ticket))
-        })
+        act(path, Effect.void, ({ scope, caller, ticketId }) =>
+          commands.resendCreationEmail(scope.organizationId, caller, ticketId)
+        )
       )
       .handleRaw("merge", ({ path, request }) =>
-        Effect.gen(function* () {
-          const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
-          const body = yield* RequestBody.decode(request, MergeRequest)
-          const merged = yield* commands
-            .merge(scope.organizationId, caller, ticketId, body.into)
-            .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(yield* stateView(merged.source))
-        })
+        act(path, RequestBody.decode(request, TicketRequests.MergeRequest), ({ scope, caller, ticketId }, body) =>
+          Effect.map(commands.merge(scope.organizationId, caller, ticketId, body.into), (merged) => merged.source)
+        )
       )
       .handleRaw("enrich", ({ path, request }) =>
-        Effect.gen(function* () {
-          const { scope, ticketId } = yield* writeScope(path.organization_id, path.ticket_id, "tickets.enrich")
-          const body = yield* RequestBody.decode(request, EnrichmentRequest)
-          const ticket = yield* commands
-            .enrich(scope.organizationId, ticketId, {
+        act(
+          path,
+          RequestBody.decode(request, TicketRequests.EnrichmentRequest),
+          ({ scope, ticketId }, body) =>
+            commands.enrich(scope.organizationId, ticketId, {
               ...(body.summary !== undefined ? { summary: body.summary } : {}),
               ...(body.sentiment_analysis_class !== undefined ? { sentiment: body.sentiment_analysis_class } : {}),
               ...(body.transcript !== undefined ? { transcript: body.transcript } : {}),
               ...(body.tags !== undefined ? { addTagIds: body.tags } : {}),
               ...(body.language !== undefined ? { language: body.language } : {})
-            })
-            .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(yield* stateView(ticket))
-        })
+            }),
+          "tickets.enrich"
+        )
       )
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, PresetFilters.Default, Tokens.Default, TicketServicesLive]))

@@ -42,6 +42,18 @@ const TagWire = Schema.Struct({ id: Schema.Int, name: Schema.String, color: Sche
 /** Roles an actor can have on a ticket (`created_by.role`, message `role`). */
 export const ACTOR_ROLES = ["associate", "customer", "system"] as const
 
+/** The e-mail delivery of a ticket's create-email or of a message, as both show it. */
+const deliveryFields = {
+  delivery_status: DeliveryStatusWire,
+  sent_at: NullableTimestamp,
+  read_at: NullableTimestamp,
+  failed_at: NullableTimestamp,
+  delivery_failure_reason: Schema.String.annotations({
+    description:
+      "Short diagnostic: on `failed` why; on `sent` or `read`, when not empty, the recipients the server refused while it took the mail for the others (decision 0662). Not for branching."
+  })
+}
+
 /** The spec's Ticket resource. */
 export const TicketWire = Schema.Struct({
   id: Schema.Int.annotations({ description: "The `{ticket_id}` of paths." }),
@@ -87,14 +99,7 @@ export const TicketWire = Schema.Struct({
   merged_into: Schema.NullOr(TicketRefWire),
   merged_at: NullableTimestamp,
   merged_by: Schema.NullOr(UserRef),
-  delivery_status: DeliveryStatusWire,
-  sent_at: NullableTimestamp,
-  read_at: NullableTimestamp,
-  failed_at: NullableTimestamp,
-  delivery_failure_reason: Schema.String.annotations({
-    description:
-      "Short diagnostic: on `failed` why; on `sent` or `read`, when not empty, the recipients the server refused while it took the mail for the others (decision 0662). Not for branching."
-  }),
+  ...deliveryFields,
   description: Schema.String,
   description_html: Schema.String,
   sentiment_analysis_class: Sentiment,
@@ -138,14 +143,7 @@ export const MessageWire = Schema.Struct({
   has_raw_content: Schema.Boolean,
   created_at: Timestamp,
   updated_at: Timestamp,
-  delivery_status: DeliveryStatusWire,
-  sent_at: NullableTimestamp,
-  read_at: NullableTimestamp,
-  failed_at: NullableTimestamp,
-  delivery_failure_reason: Schema.String.annotations({
-    description:
-      "Short diagnostic: on `failed` why; on `sent` or `read`, when not empty, the recipients the server refused while it took the mail for the others (decision 0662). Not for branching."
-  }),
+  ...deliveryFields,
   merged_from_ticket: Schema.NullOr(TicketRefWire),
   attachments: Schema.Array(AttachmentView),
   content: Schema.String,
