@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Config, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
 import { SURVEY_TOKEN_PATTERN } from "../Csat/CsatToken.js"
 import { DEFAULT_INBOX_EMAIL_DOMAIN } from "../Inboxes/EmailPrefix.js"
+import { optionsWithDefaults } from "../Timers/WorkerOptions.js"
 import { DeliveryRecorder, type DeliveryTarget } from "./DeliveryRecorder.js"
 import { MailComposer } from "./MailComposer.js"
 import { type MailSendFailed, MailTransport, type SendReceipt } from "./MailTransport.js"
@@ -45,15 +46,18 @@ export const defaultMailOutboxOptions: MailOutboxOptions = {
 }
 
 /** The worker's options from `MAIL_*` variables, defaulting to {@link defaultMailOutboxOptions}. */
-export const mailOutboxOptionsFromEnv: Config.Config<MailOutboxOptions> = Config.all({
-  batchSize: Config.integer("MAIL_BATCH_SIZE").pipe(Config.withDefault(defaultMailOutboxOptions.batchSize)),
-  concurrency: Config.integer("MAIL_CONCURRENCY").pipe(Config.withDefault(defaultMailOutboxOptions.concurrency)),
-  lease: Config.duration("MAIL_LEASE").pipe(Config.withDefault(defaultMailOutboxOptions.lease)),
-  retryBase: Config.duration("MAIL_RETRY_BASE").pipe(Config.withDefault(defaultMailOutboxOptions.retryBase)),
-  retryCap: Config.duration("MAIL_RETRY_CAP").pipe(Config.withDefault(defaultMailOutboxOptions.retryCap)),
-  maxAttempts: Config.integer("MAIL_MAX_ATTEMPTS").pipe(Config.withDefault(defaultMailOutboxOptions.maxAttempts)),
-  pollInterval: Config.duration("MAIL_POLL_INTERVAL").pipe(Config.withDefault(defaultMailOutboxOptions.pollInterval))
-}).pipe(
+export const mailOutboxOptionsFromEnv: Config.Config<MailOutboxOptions> = optionsWithDefaults(
+  defaultMailOutboxOptions,
+  {
+    batchSize: Config.integer("MAIL_BATCH_SIZE"),
+    concurrency: Config.integer("MAIL_CONCURRENCY"),
+    lease: Config.duration("MAIL_LEASE"),
+    retryBase: Config.duration("MAIL_RETRY_BASE"),
+    retryCap: Config.duration("MAIL_RETRY_CAP"),
+    maxAttempts: Config.integer("MAIL_MAX_ATTEMPTS"),
+    pollInterval: Config.duration("MAIL_POLL_INTERVAL")
+  }
+).pipe(
   Config.validate({
     message:
       "MAIL_BATCH_SIZE, MAIL_CONCURRENCY and MAIL_MAX_ATTEMPTS must be at least 1, MAIL_LEASE at least 3 seconds",

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { RecordSlaBreach, type SlaTarget, systemActor, TicketStore } from "@helpdesk/domain"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect } from "effect"
 import { type DueTicket, dueSweeps, firePipelineBatch } from "../Timers/DueTimer.js"
-import { timerLoop } from "../Timers/Sweep.js"
+import { timerServiceLoop } from "../Timers/Sweep.js"
 
 /** Tickets per claiming transaction (one multi-stream append, as the snooze timer's). */
 export const SLA_BREACH_BATCH = 100
@@ -36,7 +36,7 @@ export class SlaBreachTimer extends Effect.Service<SlaBreachTimer>()("@helpdesk/
       ({ ticketId, policyId, target, dueAt }: DueBreach, at) =>
         new RecordSlaBreach({ ticketId, at, actor: systemActor, policyId, target, dueAt })
     )
-    const { sweep, sweepBatch, sweepDue } = dueSweeps(sql, "SlaBreachTimer", SLA_BREACH_BATCH, (now, limit) =>
+    const sweeps = dueSweeps(sql, "SlaBreachTimer", SLA_BREACH_BATCH, (now, limit) =>
       Effect.gen(function* () {
         const rows = yield* sql<{
           ticketId: string
@@ -65,14 +65,14 @@ export class SlaBreachTimer extends Effect.Service<SlaBreachTimer>()("@helpdesk/
         )
       })
     )
-    return { sweep, sweepBatch, sweepDue } as const
+    return sweeps
   })
 }) {}
 
 /** The breach timer's loop in every replica: a round every `SLA_BREACH_TIMER_INTERVAL` (default 1 second). */
-export const SlaBreachTimerLive = timerLoop(
+export const SlaBreachTimerLive = timerServiceLoop(
+  SlaBreachTimer,
   "SLA breach timer",
   "SLA_BREACH_TIMER_INTERVAL",
-  "1 second",
-  Effect.flatMap(SlaBreachTimer, (timer) => timer.sweepDue)
-).pipe(Layer.provide(SlaBreachTimer.Default))
+  "1 second"
+)

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { AddMessage, CloseTicket, systemActor, type Ticket, type TicketCommand } from "@helpdesk/domain"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect } from "effect"
 import { TicketCommands } from "../Tickets/TicketCommands.js"
 import { repliesByEmail } from "../Tickets/TicketPipeline.js"
 import { dueSweeps } from "./DueTimer.js"
-import { forEachClaimed, TIMER_BATCH, timerLoop } from "./Sweep.js"
+import { forEachClaimed, TIMER_BATCH, timerServiceLoop } from "./Sweep.js"
 
 /** What the inactivity timer does to a ticket that is due. */
 export type InactivityAction = "remind" | "close"
@@ -106,7 +106,7 @@ export class InactivityTimer extends Effect.Service<InactivityTimer>()("@helpdes
       })
 
     // Reminders and closes due at `now`, up to `limit` tickets a claiming transaction.
-    const { sweep, sweepBatch, sweepDue } = dueSweeps(sql, "InactivityTimer", TIMER_BATCH, (now, limit) =>
+    const sweeps = dueSweeps(sql, "InactivityTimer", TIMER_BATCH, (now, limit) =>
       Effect.gen(function* () {
         const at = DateTime.toDateUtc(now)
         const due = yield* sql<DueRow>`
@@ -161,14 +161,14 @@ export class InactivityTimer extends Effect.Service<InactivityTimer>()("@helpdes
       })
     )
 
-    return { sweep, sweepBatch, sweepDue } as const
+    return sweeps
   })
 }) {}
 
 /** The inactivity timer's loop in every replica: a round every `INACTIVITY_TIMER_INTERVAL` (default 1 minute). */
-export const InactivityTimerLive = timerLoop(
+export const InactivityTimerLive = timerServiceLoop(
+  InactivityTimer,
   "Inactivity timer",
   "INACTIVITY_TIMER_INTERVAL",
-  "1 minute",
-  Effect.flatMap(InactivityTimer, (timer) => timer.sweepDue)
-).pipe(Layer.provide(InactivityTimer.Default))
+  "1 minute"
+)

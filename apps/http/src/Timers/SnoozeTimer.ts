@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect } from "effect"
 import { type DueTicket, dueSweeps, firePipelineBatch } from "./DueTimer.js"
-import { timerLoop } from "./Sweep.js"
+import { timerServiceLoop } from "./Sweep.js"
 
 /**
  * Tickets per claiming transaction. The batch is written with one multi-stream append (one savepoint), so it can
@@ -40,7 +40,7 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
       ({ ticketId, snoozedUntil }: DueSnooze, at) =>
         new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil })
     )
-    const { sweep, sweepBatch, sweepDue } = dueSweeps(sql, "SnoozeTimer", SNOOZE_BATCH, (now, limit) =>
+    const sweeps = dueSweeps(sql, "SnoozeTimer", SNOOZE_BATCH, (now, limit) =>
       Effect.gen(function* () {
         const rows = yield* sql<{ ticketId: string; organizationId: string; snoozedUntil: Date }>`
           SELECT t.ticket_id, t.organization_id, t.snoozed_until
@@ -59,7 +59,7 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
         )
       })
     )
-    return { sweep, sweepBatch, sweepDue, fire } as const
+    return { ...sweeps, fire } as const
   })
 }) {}
 
@@ -67,9 +67,4 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
  * The snooze timer's loop in every replica: a round every `SNOOZE_TIMER_INTERVAL` (default 1 second), so a
  * ticket is unsnoozed about an interval after its `snoozed_until`, plus the time to work off what is due.
  */
-export const SnoozeTimerLive = timerLoop(
-  "Snooze timer",
-  "SNOOZE_TIMER_INTERVAL",
-  "1 second",
-  Effect.flatMap(SnoozeTimer, (timer) => timer.sweepDue)
-).pipe(Layer.provide(SnoozeTimer.Default))
+export const SnoozeTimerLive = timerServiceLoop(SnoozeTimer, "Snooze timer", "SNOOZE_TIMER_INTERVAL", "1 second")

@@ -1,5 +1,16 @@
 import { SqlError } from "@effect/sql"
-import { Cause, Chunk, Config, type ConfigError, type DateTime, Duration, Effect, Layer, Schedule } from "effect"
+import {
+  Cause,
+  Chunk,
+  Config,
+  type ConfigError,
+  type Context,
+  type DateTime,
+  Duration,
+  Effect,
+  Layer,
+  Schedule
+} from "effect"
 
 /** What one claiming transaction of a timer did. */
 export interface BatchResult {
@@ -106,3 +117,20 @@ export const timerLoop = <R>(
       yield* Effect.forkScoped(Effect.repeat(round, Schedule.spaced(interval)))
     })
   )
+
+/**
+ * The loop of a timer service in every replica: {@link timerLoop} over its `sweepDue`, with the service's default
+ * layer provided.
+ */
+export const timerServiceLoop = <I extends { readonly sweepDue: Effect.Effect<unknown> }, E, R>(
+  service: Context.Tag<I, I> & { readonly Default: Layer.Layer<I, E, R> },
+  timer: string,
+  configName: string,
+  fallback: Duration.DurationInput
+): Layer.Layer<never, ConfigError.ConfigError | E, R> =>
+  timerLoop(
+    timer,
+    configName,
+    fallback,
+    Effect.flatMap(service, (s) => s.sweepDue)
+  ).pipe(Layer.provide(service.Default))

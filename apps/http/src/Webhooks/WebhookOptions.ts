@@ -1,4 +1,5 @@
 import { Config, Duration } from "effect"
+import { optionsWithDefaults } from "../Timers/WorkerOptions.js"
 
 /** How webhooks are delivered. Production reads them from the environment ({@link webhookOptionsFromEnv}). */
 export interface WebhookOptions {
@@ -44,18 +45,16 @@ export const allowPrivateFromEnv: Config.Config<boolean> = Config.boolean("WEBHO
 )
 
 /** {@link WebhookOptions} from `WEBHOOKS_*`. */
-export const webhookOptionsFromEnv: Config.Config<WebhookOptions> = Config.all({
+export const webhookOptionsFromEnv: Config.Config<WebhookOptions> = optionsWithDefaults(defaultWebhookOptions, {
   allowPrivate: allowPrivateFromEnv,
-  batchSize: Config.integer("WEBHOOKS_BATCH_SIZE").pipe(Config.withDefault(defaultWebhookOptions.batchSize)),
-  timeout: Config.duration("WEBHOOKS_TIMEOUT").pipe(Config.withDefault(defaultWebhookOptions.timeout)),
-  retryBase: Config.duration("WEBHOOKS_RETRY_BASE").pipe(Config.withDefault(defaultWebhookOptions.retryBase)),
-  retryCap: Config.duration("WEBHOOKS_RETRY_CAP").pipe(Config.withDefault(defaultWebhookOptions.retryCap)),
-  retryWindow: Config.duration("WEBHOOKS_RETRY_WINDOW").pipe(Config.withDefault(defaultWebhookOptions.retryWindow)),
-  pollInterval: Config.duration("WEBHOOKS_POLL_INTERVAL").pipe(Config.withDefault(defaultWebhookOptions.pollInterval)),
-  logRetention: Config.duration("WEBHOOKS_LOG_RETENTION").pipe(Config.withDefault(defaultWebhookOptions.logRetention)),
-  secretOverlap: Config.duration("WEBHOOKS_SECRET_OVERLAP").pipe(
-    Config.withDefault(defaultWebhookOptions.secretOverlap)
-  )
+  batchSize: Config.integer("WEBHOOKS_BATCH_SIZE"),
+  timeout: Config.duration("WEBHOOKS_TIMEOUT"),
+  retryBase: Config.duration("WEBHOOKS_RETRY_BASE"),
+  retryCap: Config.duration("WEBHOOKS_RETRY_CAP"),
+  retryWindow: Config.duration("WEBHOOKS_RETRY_WINDOW"),
+  pollInterval: Config.duration("WEBHOOKS_POLL_INTERVAL"),
+  logRetention: Config.duration("WEBHOOKS_LOG_RETENTION"),
+  secretOverlap: Config.duration("WEBHOOKS_SECRET_OVERLAP")
 }).pipe(
   Config.validate({
     message: "WEBHOOKS_BATCH_SIZE must be at least 1 and WEBHOOKS_TIMEOUT at least 100 ms",
