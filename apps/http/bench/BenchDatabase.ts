@@ -2,32 +2,14 @@ import { randomBytes } from "node:crypto"
 import * as os from "node:os"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Layer, Redacted } from "effect"
-import pg from "pg"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServicesLive } from "../src/Services.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { Users } from "../src/Users/Users.js"
+import { admin, withDatabase } from "../test/support/ServerDatabases.js"
 import { machine } from "./Benchmark.js"
-
-/** Runs one statement on its own connection (for `CREATE`/`DROP DATABASE`, which cannot run in a pool's transaction). */
-export const admin = async (url: string, statement: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(statement)
-  } finally {
-    await client.end()
-  }
-}
-
-/** `url` pointing at another database of the same server. */
-export const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-}
 
 /** A database of the benchmark's own beside `baseUrl`'s, named `hd_bench_{label}_…`, dropped afterwards. */
 export const benchDatabase = (baseUrl: string, label: string) =>

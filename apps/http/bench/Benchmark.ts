@@ -61,6 +61,20 @@ export const ratio = (timing: Timing, baseline: Timing, unitsPerOperation = 1, b
   return `${fixed((100 * rate) / base, 1)}% of baseline`
 }
 
+/** One line of a throughput figure: `count` `unit` in `seconds`, with the rate's share of a `baseline` rate if given. */
+export const rateLine = (
+  label: string,
+  width: number,
+  unit: string,
+  count: number,
+  seconds: number,
+  baseline?: number
+) => {
+  const rate = count / seconds
+  const share = baseline === undefined ? "" : `   ${((100 * rate) / baseline).toFixed(1)}% of baseline`
+  return `${label.padEnd(width)} ${rate.toFixed(0).padStart(7)} ${unit}/s   (${count} in ${seconds.toFixed(2)} s)${share}`
+}
+
 /** The machine, for the record. */
 export const machine = () => {
   const cpus = os.cpus()

@@ -16,7 +16,8 @@ import { s3BlobStore } from "../src/Attachments/S3BlobStore.js"
 import { makeUploadCollector } from "../src/Attachments/UploadMemory.js"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
-import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
+import { withDatabase } from "../test/support/ServerDatabases.js"
+import { benchDatabase, loadAverage } from "./BenchDatabase.js"
 import { type Benchmark, machine } from "./Benchmark.js"
 
 /**

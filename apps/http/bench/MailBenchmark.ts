@@ -9,10 +9,11 @@ import * as PgPool from "../src/Database/PgPool.js"
 import { defaultMailOutboxOptions, MailOutbox, mailOutboxLayer } from "../src/Mail/MailOutbox.js"
 import { MailTransport, SMTP_TIMEOUTS, smtpTransport } from "../src/Mail/MailTransport.js"
 import { ServicesLive } from "../src/Services.js"
-import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
+import { listenOnFreePort } from "../test/MailSupport.js"
+import { createTickets } from "../test/support/CommandTickets.js"
 import { benchOrganization, describeRun, loadAverage, runDatabase, ticketServicesOn } from "./BenchDatabase.js"
-import type { Benchmark } from "./Benchmark.js"
+import { type Benchmark, rateLine } from "./Benchmark.js"
 
 /**
  * Mail throughput: messages/s from the outbox (claim, compose, SMTP, outcome, delivery event) to an in-process SMTP
@@ -43,15 +44,7 @@ const smtpServer = Effect.gen(function* () {
       stream.resume()
     }
   })
-  const port = yield* Effect.acquireRelease(
-    Effect.async<number>((resume) => {
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.server.address()
-        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-      })
-    }),
-    () => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
-  )
+  const port = yield* listenOnFreePort(server)
   return { url: `smtp://127.0.0.1:${port}`, counter }
 })
 
@@ -59,33 +52,20 @@ const DESCRIPTION = `Hello, the parcel I ordered two weeks ago has still not arr
 
 /** `count` tickets created by an associate, each queueing its create-email (one outbox row). */
 const seedTickets = (organizationId: number, userId: number, count: number, label: string) =>
-  Effect.gen(function* () {
-    const commands = yield* TicketCommands
-    yield* Effect.forEach(
-      Array.from({ length: count }, (_, i) => i),
-      (i) =>
-        commands.create({
-          organizationId,
-          caller: { _tag: "Person", userId, tokenId: 0 },
-          createdByRole: "associate",
-          subject: `Parcel ${label}-${i} missing`,
-          description: DESCRIPTION,
-          descriptionHtml: `<p>${DESCRIPTION}</p>`,
-          kind: "text",
-          inboxId: undefined,
-          customer: { _tag: "ByEmail", email: `customer-${label}-${i}@example.com`, name: `Customer ${i}` },
-          origin: "api",
-          channel: { type: "api", connectionId: null },
-          externalRecipientEmails: ["cc@example.com"],
-          bccRecipientEmails: [],
-          tagIds: [],
-          priority: "not_set",
-          assigneeId: null,
-          attachmentIds: []
-        }),
-      { concurrency: 8, discard: true }
-    )
-  }).pipe(Effect.orDie)
+  createTickets(
+    organizationId,
+    userId,
+    count,
+    (i) => ({
+      subject: `Parcel ${label}-${i} missing`,
+      description: DESCRIPTION,
+      descriptionHtml: `<p>${DESCRIPTION}</p>`,
+      customerEmail: `customer-${label}-${i}@example.com`,
+      customerName: `Customer ${i}`,
+      externalRecipientEmails: ["cc@example.com"]
+    }),
+    8
+  )
 
 /** A worker instance with its own connection pool, services and SMTP pool. */
 const instance = (url: string, smtpUrl: string) =>
@@ -106,11 +86,8 @@ const instance = (url: string, smtpUrl: string) =>
     )
   ).pipe(Effect.map(Context.get(MailOutbox)))
 
-const line = (label: string, messages: number, seconds: number, baseline?: number) => {
-  const rate = messages / seconds
-  const share = baseline === undefined ? "" : `   ${((100 * rate) / baseline).toFixed(1)}% of baseline`
-  return `${label.padEnd(62)} ${rate.toFixed(0).padStart(7)} messages/s   (${messages} in ${seconds.toFixed(2)} s)${share}`
-}
+const line = (label: string, messages: number, seconds: number, baseline?: number) =>
+  rateLine(label, 62, "messages", messages, seconds, baseline)
 
 const timeIt = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {

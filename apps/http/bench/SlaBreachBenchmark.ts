@@ -1,18 +1,17 @@
 import { SqlClient } from "@effect/sql"
-import { type Actor, RecordSlaBreach, systemActor, type TicketState } from "@helpdesk/domain"
+import { RecordSlaBreach, systemActor } from "@helpdesk/domain"
 import { Console, DateTime, Effect, Layer } from "effect"
-import { Organizations } from "../src/Organizations/Organizations.js"
 import { SLA_BREACH_BATCH, SlaBreachTimerLive } from "../src/Sla/SlaBreachTimer.js"
 import { SlaPolicies } from "../src/Sla/SlaPolicies.js"
 import type { SlaPolicyCreate } from "../src/Sla/SlaPolicy.js"
-import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
-import { Users } from "../src/Users/Users.js"
 import { loadAverage } from "./BenchDatabase.js"
 import type { Benchmark } from "./Benchmark.js"
 import {
-  appendAll,
-  appendOf,
+  appendDirectly,
   createTickets,
+  directBaseline,
+  type Seeded,
+  seedTarget,
   type TimerBenchContext,
   timerBenchContext,
   timerScenario
@@ -35,21 +34,15 @@ const WINDOW_SECONDS = Number(process.env.BENCH_SLA_WINDOW ?? 30)
 const RESOLUTION_MINUTES = 60
 const MINUTE_MS = 60_000
 
-type Seeded = ReadonlyArray<{ readonly id: number; readonly state: TicketState }>
-
 /** One organization with one policy (resolution in 60 calendar minutes, never paused) and tickets due when told. */
 const seeder = Effect.gen(function* () {
-  const owner = yield* (yield* Users).ensure("bench-sla@example.com", "Bench")
-  const organization = yield* (yield* Organizations).create({ name: "SLA bench", createdBy: owner.id })
-  const inbox = yield* (yield* TicketDirectory).defaultInbox(organization.id)
-  const actor: Actor = { role: "associate", user: null }
-  const policy = yield* (yield* SlaPolicies).create(organization.id, {
+  const target = yield* seedTarget("bench-sla@example.com", "SLA bench", "SLA ticket")
+  const policy = yield* (yield* SlaPolicies).create(target.organizationId, {
     name: "Bench",
     resolution_minutes: RESOLUTION_MINUTES,
     business_hours: false,
     pause_when_waiting_on_customer: false
   } as SlaPolicyCreate)
-  const target = { organizationId: organization.id, inbox, actor, subject: "SLA ticket" }
 
   /** Tickets whose resolution falls due at `dueOf(i)` (epoch ms). */
   const create = (count: number, dueOf: (i: number) => number) =>
@@ -57,28 +50,20 @@ const seeder = Effect.gen(function* () {
 
   /** The ceiling: the timer's events for `tickets`, appended directly, `batch` streams per append, in sequence. */
   const breachDirectly = (tickets: Seeded, dueAt: number, batch: number) =>
-    Effect.gen(function* () {
-      for (let i = 0; i < tickets.length; i += batch) {
-        const at = yield* DateTime.now
-        yield* appendAll(
-          tickets.slice(i, i + batch).map(({ id, state }) =>
-            appendOf(
-              id,
-              state,
-              new RecordSlaBreach({
-                ticketId: id,
-                at,
-                actor: systemActor,
-                policyId: policy.id,
-                target: "resolution",
-                dueAt: DateTime.unsafeMake(dueAt)
-              }),
-              1
-            )
-          )
-        )
-      }
-    })
+    appendDirectly(
+      tickets,
+      batch,
+      1,
+      (ticketId, at) =>
+        new RecordSlaBreach({
+          ticketId,
+          at,
+          actor: systemActor,
+          policyId: policy.id,
+          target: "resolution",
+          dueAt: DateTime.unsafeMake(dueAt)
+        })
+    )
 
   return { create, breachDirectly } as const
 })
@@ -116,13 +101,12 @@ const run = Effect.scoped(
       const baseTickets = yield* seed.create(TICKETS, () => baseDue)
       const seedSeconds = (performance.now() - seedStart) / 1000
       yield* Console.log(`seeded:       ${TICKETS} tickets in ${seedSeconds.toFixed(1)} s (each set)`)
-      const baseStart = performance.now()
-      yield* seed.breachDirectly(baseTickets, baseDue, SLA_BREACH_BATCH)
-      const baseSeconds = (performance.now() - baseStart) / 1000
-      const baseRate = TICKETS / baseSeconds
-      yield* Console.log(
-        `\nbaseline: the same TicketSlaBreached events appended directly (${SLA_BREACH_BATCH} streams per append): ${baseRate.toFixed(0)} breaches/s (${TICKETS} in ${baseSeconds.toFixed(2)} s)`
-      )
+      const baseRate = yield* directBaseline(seed.breachDirectly(baseTickets, baseDue, SLA_BREACH_BATCH), {
+        eventType: "TicketSlaBreached",
+        units: "breaches",
+        batch: SLA_BREACH_BATCH,
+        count: TICKETS
+      })
 
       // Each set falls due from a moment safely after it is seeded (seeding a set took seedSeconds).
       const firstDue = () => Date.now() + Math.ceil(seedSeconds * 1500) + 2000

@@ -1,24 +1,17 @@
 import { SqlClient } from "@effect/sql"
-import {
-  type Actor,
-  decide,
-  evolve,
-  SnoozeTicket,
-  SnoozeTimerElapsed,
-  systemActor,
-  type TicketState
-} from "@helpdesk/domain"
+import { decide, evolve, SnoozeTicket, SnoozeTimerElapsed, systemActor } from "@helpdesk/domain"
 import { Console, DateTime, Effect, Either, Layer } from "effect"
-import { Organizations } from "../src/Organizations/Organizations.js"
-import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
 import { SNOOZE_BATCH, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
-import { Users } from "../src/Users/Users.js"
 import { loadAverage } from "./BenchDatabase.js"
 import type { Benchmark } from "./Benchmark.js"
 import {
   appendAll,
+  appendDirectly,
   appendOf,
   createTickets,
+  directBaseline,
+  type Seeded,
+  seedTarget,
   type TimerBenchContext,
   timerBenchContext,
   timerScenario
@@ -40,20 +33,14 @@ const WINDOW_SECONDS = Number(process.env.BENCH_SNOOZE_WINDOW ?? 60)
 
 /** Tickets in one organization, created (and snoozed) through the domain's decider, many streams per append. */
 const seeder = Effect.gen(function* () {
-  const owner = yield* (yield* Users).ensure("bench-snooze@example.com", "Bench")
-  const organization = yield* (yield* Organizations).create({ name: "Snooze bench", createdBy: owner.id })
-  const inbox = yield* (yield* TicketDirectory).defaultInbox(organization.id)
-  const actor: Actor = { role: "associate", user: null }
-  const target = { organizationId: organization.id, inbox, actor, subject: "Snoozed ticket" }
+  const target = yield* seedTarget("bench-snooze@example.com", "Snooze bench", "Snoozed ticket")
+  const { actor } = target
 
   /** Creates `count` tickets (waiting on the customer, as an associate's would); returns their ids and states. */
   const create = (count: number) => Effect.flatMap(DateTime.now, (at) => createTickets(target, count, () => at))
 
   /** Snoozes each ticket until `untilOf(i)`; returns their states after. */
-  const snooze = (
-    tickets: ReadonlyArray<{ readonly id: number; readonly state: TicketState }>,
-    untilOf: (i: number) => number
-  ) =>
+  const snooze = (tickets: Seeded, untilOf: (i: number) => number) =>
     Effect.gen(function* () {
       const at = yield* DateTime.now
       const commands = tickets.map(
@@ -70,33 +57,16 @@ const seeder = Effect.gen(function* () {
    * The ceiling: the timer's events for snoozed `tickets` (stream version 2), decided in memory and appended
    * directly, `batch` streams per append (one commit each), one append after another.
    */
-  const unsnoozeDirectly = (
-    tickets: ReadonlyArray<{ readonly id: number; readonly state: TicketState }>,
-    snoozedUntil: number,
-    batch: number
-  ) =>
-    Effect.gen(function* () {
-      for (let i = 0; i < tickets.length; i += batch) {
-        const at = yield* DateTime.now
-        yield* appendAll(
-          tickets.slice(i, i + batch).map(({ id, state }) =>
-            appendOf(
-              id,
-              state,
-              new SnoozeTimerElapsed({
-                ticketId: id,
-                at,
-                actor: systemActor,
-                snoozedUntil: DateTime.unsafeMake(snoozedUntil)
-              }),
-              2
-            )
-          )
-        )
-      }
-    })
+  const unsnoozeDirectly = (tickets: Seeded, snoozedUntil: number, batch: number) =>
+    appendDirectly(
+      tickets,
+      batch,
+      2,
+      (ticketId, at) =>
+        new SnoozeTimerElapsed({ ticketId, at, actor: systemActor, snoozedUntil: DateTime.unsafeMake(snoozedUntil) })
+    )
 
-  return { organizationId: organization.id, create, snooze, unsnoozeDirectly } as const
+  return { organizationId: target.organizationId, create, snooze, unsnoozeDirectly } as const
 })
 
 /** Runs the service's snooze loop while tickets `ids`, due at `untils`, get unsnoozed; prints the lags, answers the rate. */
@@ -147,13 +117,12 @@ const run = Effect.scoped(
       const snoozeSeconds = (performance.now() - snoozeStart) / 1000
       yield* Console.log(`snoozed:      ${TICKETS} tickets in ${snoozeSeconds.toFixed(1)} s`)
       yield* Effect.sleep(`${Math.max(0, dueAt - Date.now())} millis`)
-      const baseStart = performance.now()
-      yield* seed.unsnoozeDirectly(snoozedBase, dueAt, SNOOZE_BATCH)
-      const baseSeconds = (performance.now() - baseStart) / 1000
-      const baseRate = baseTickets.length / baseSeconds
-      yield* Console.log(
-        `\nbaseline: the same TicketUnsnoozed events appended directly (${SNOOZE_BATCH} streams per append): ${baseRate.toFixed(0)} unsnoozes/s (${baseTickets.length} in ${baseSeconds.toFixed(2)} s)`
-      )
+      const baseRate = yield* directBaseline(seed.unsnoozeDirectly(snoozedBase, dueAt, SNOOZE_BATCH), {
+        eventType: "TicketUnsnoozed",
+        units: "unsnoozes",
+        batch: SNOOZE_BATCH,
+        count: baseTickets.length
+      })
 
       // Each set is due from a moment safely after its snoozes are stored (snoozing the first set took snoozeSeconds).
       const firstDue = () => Date.now() + Math.ceil(snoozeSeconds * 1500) + 2000

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { Console, Effect } from "effect"
-import { benchDatabase, withDatabase } from "./BenchDatabase.js"
+import { withDatabase } from "../test/support/ServerDatabases.js"
+import { benchDatabase } from "./BenchDatabase.js"
 import * as Benchmark from "./Benchmark.js"
 import { machine } from "./Benchmark.js"
 

@@ -17,12 +17,16 @@ import {
   ticketStreamType,
   toNewEvent
 } from "@helpdesk/domain"
-import { Console, type DateTime, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
+import { Console, DateTime, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
+import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServicesLive } from "../src/Services.js"
+import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
-import { benchDatabase, loadAverage, withDatabase } from "./BenchDatabase.js"
+import { Users } from "../src/Users/Users.js"
+import { withDatabase } from "../test/support/ServerDatabases.js"
+import { benchDatabase, loadAverage } from "./BenchDatabase.js"
 import { machine } from "./Benchmark.js"
 
 /*
@@ -85,6 +89,54 @@ export interface SeedTarget {
   readonly actor: Actor
   readonly subject: string
 }
+
+/** A new organization `name` owned by `ownerEmail`: where its tickets go (its default inbox), opened by an associate. */
+export const seedTarget = (ownerEmail: string, name: string, subject: string) =>
+  Effect.gen(function* () {
+    const owner = yield* (yield* Users).ensure(ownerEmail, "Bench")
+    const organization = yield* (yield* Organizations).create({ name, createdBy: owner.id })
+    const inbox = yield* (yield* TicketDirectory).defaultInbox(organization.id)
+    const actor: Actor = { role: "associate", user: null }
+    return { organizationId: organization.id, inbox, actor, subject } satisfies SeedTarget
+  })
+
+/** Seeded tickets: their ids and states. */
+export type Seeded = ReadonlyArray<{ readonly id: number; readonly state: TicketState }>
+
+/**
+ * A timer's ceiling: `commandOf(id, at)`'s events for `tickets` (at stream `version`), decided in memory and appended
+ * directly, `batch` streams per append (one commit each), one append after another, each batch at its own instant.
+ */
+export const appendDirectly = (
+  tickets: Seeded,
+  batch: number,
+  version: number,
+  commandOf: (ticketId: number, at: DateTime.Utc) => TicketCommand
+) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < tickets.length; i += batch) {
+      const at = yield* DateTime.now
+      yield* appendAll(
+        tickets.slice(i, i + batch).map(({ id, state }) => appendOf(id, state, commandOf(id, at), version))
+      )
+    }
+  })
+
+/** Times `write` (the direct appends of `count` events of `eventType`) and prints its rate; answers that rate. */
+export const directBaseline = <E, R>(
+  write: Effect.Effect<void, E, R>,
+  options: { readonly eventType: string; readonly units: string; readonly batch: number; readonly count: number }
+) =>
+  Effect.gen(function* () {
+    const start = performance.now()
+    yield* write
+    const elapsed = (performance.now() - start) / 1000
+    const rate = options.count / elapsed
+    yield* Console.log(
+      `\nbaseline: the same ${options.eventType} events appended directly (${options.batch} streams per append): ${rate.toFixed(0)} ${options.units}/s (${options.count} in ${elapsed.toFixed(2)} s)`
+    )
+    return rate
+  })
 
 /**
  * Creates `count` tickets (an associate's, waiting on the customer), the `i`th opened at `atOf(i)`; returns their

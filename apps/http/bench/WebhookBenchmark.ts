@@ -5,13 +5,13 @@ import { Console, Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import { clientOptions } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
-import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { deliveryAgent, deliveryRounds, postSigned } from "../src/Webhooks/WebhookDelivery.js"
 import { fanOutRound } from "../src/Webhooks/WebhookFanOut.js"
 import { defaultWebhookOptions, type WebhookOptions } from "../src/Webhooks/WebhookOptions.js"
 import { Webhooks } from "../src/Webhooks/Webhooks.js"
+import { createTickets } from "../test/support/CommandTickets.js"
 import { benchOrganization, describeRun, loadAverage, runDatabase, ticketServicesOn } from "./BenchDatabase.js"
-import type { Benchmark } from "./Benchmark.js"
+import { type Benchmark, rateLine } from "./Benchmark.js"
 
 /**
  * Webhook deliveries/s: the worker (fan-out from the global log into deliveries, claim, signed POST, outcome) to an
@@ -51,33 +51,19 @@ const receiverServer = Effect.acquireRelease(
 )
 
 const seedTickets = (organizationId: number, userId: number, count: number, label: string) =>
-  Effect.gen(function* () {
-    const commands = yield* TicketCommands
-    yield* Effect.forEach(
-      Array.from({ length: count }, (_, i) => i),
-      (i) =>
-        commands.create({
-          organizationId,
-          caller: { _tag: "Person", userId, tokenId: 0 },
-          createdByRole: "associate",
-          subject: `Parcel ${label}-${i} missing`,
-          description: "Hello, the parcel I ordered two weeks ago has still not arrived. Could you please check?",
-          descriptionHtml: "<p>Hello, the parcel I ordered two weeks ago has still not arrived.</p>",
-          kind: "text",
-          inboxId: undefined,
-          customer: { _tag: "ByEmail", email: `customer-${label}-${i}@example.com`, name: `Customer ${i}` },
-          origin: "api",
-          channel: { type: "api", connectionId: null },
-          externalRecipientEmails: [],
-          bccRecipientEmails: [],
-          tagIds: [],
-          priority: "not_set",
-          assigneeId: null,
-          attachmentIds: []
-        }),
-      { concurrency: 8, discard: true }
-    )
-  }).pipe(Effect.orDie)
+  createTickets(
+    organizationId,
+    userId,
+    count,
+    (i) => ({
+      subject: `Parcel ${label}-${i} missing`,
+      description: "Hello, the parcel I ordered two weeks ago has still not arrived. Could you please check?",
+      descriptionHtml: "<p>Hello, the parcel I ordered two weeks ago has still not arrived.</p>",
+      customerEmail: `customer-${label}-${i}@example.com`,
+      customerName: `Customer ${i}`
+    }),
+    8
+  )
 
 /** A worker instance with its own pool: fan-out and delivery loops, as `WebhookWorkerLive` runs them. */
 const instance = (url: string) =>
@@ -101,11 +87,8 @@ const instance = (url: string) =>
     )
   })
 
-const line = (label: string, deliveries: number, seconds: number, baseline?: number) => {
-  const rate = deliveries / seconds
-  const share = baseline === undefined ? "" : `   ${((100 * rate) / baseline).toFixed(1)}% of baseline`
-  return `${label.padEnd(66)} ${rate.toFixed(0).padStart(7)} deliveries/s   (${deliveries} in ${seconds.toFixed(2)} s)${share}`
-}
+const line = (label: string, deliveries: number, seconds: number, baseline?: number) =>
+  rateLine(label, 66, "deliveries", deliveries, seconds, baseline)
 
 /** Runs the instances until `expected` more deliveries are recorded delivered; answers the seconds taken. */
 const deliverAll = (instances: ReadonlyArray<Effect.Effect<unknown>>, expected: number) =>

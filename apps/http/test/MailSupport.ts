@@ -55,6 +55,18 @@ export interface SmtpBehaviour {
 const smtpError = (verdict: { readonly code: number; readonly message: string }) =>
   Object.assign(new Error(verdict.message), { responseCode: verdict.code })
 
+/** Starts `server` on a free port of 127.0.0.1 and answers the port; the server is closed with the scope. */
+export const listenOnFreePort = (server: SMTPServer) =>
+  Effect.acquireRelease(
+    Effect.async<number>((resume) => {
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.server.address()
+        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
+      })
+    }),
+    () => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
+  )
+
 /**
  * A real SMTP server (smtp-server) on a free port of 127.0.0.1, collecting what it accepts; closed with the scope.
  * `url` is for nodemailer.
@@ -103,15 +115,7 @@ export const testSmtpServer = (behaviour: SmtpBehaviour = {}) =>
         }
       }
     })
-    const port = yield* Effect.acquireRelease(
-      Effect.async<number>((resume) => {
-        server.listen(0, "127.0.0.1", () => {
-          const address = server.server.address()
-          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-        })
-      }),
-      () => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
-    )
+    const port = yield* listenOnFreePort(server)
     return {
       url: `smtp://127.0.0.1:${port}`,
       received,

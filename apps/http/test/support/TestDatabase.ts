@@ -1,19 +1,13 @@
 import { randomBytes } from "node:crypto"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Redacted } from "effect"
-import pg from "pg"
 import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
 import { serveOverSocket } from "../../src/Database/EmbeddedPostgres.js"
 import * as PgPool from "../../src/Database/PgPool.js"
+import { admin, withDatabase } from "./ServerDatabases.js"
 
 /** True when tests run against a real PostgreSQL server (CI), false on embedded PGlite. */
 export const usesRealPostgres = Boolean(process.env.DATABASE_URL)
-
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-}
 
 /**
  * A database of this test file's own: with `DATABASE_URL`, a fresh database created beside it (named after it,
@@ -24,18 +18,9 @@ export const freshDatabase = Effect.gen(function* () {
   if (url) {
     const base = new URL(url).pathname.slice(1) || "postgres"
     const name = `${base}_t${randomBytes(5).toString("hex")}`
-    const admin = async (statement: string) => {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      try {
-        await client.query(statement)
-      } finally {
-        await client.end()
-      }
-    }
     yield* Effect.acquireRelease(
-      Effect.promise(() => admin(`CREATE DATABASE "${name}"`)),
-      () => Effect.promise(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
+      Effect.promise(() => admin(url, `CREATE DATABASE "${name}"`)),
+      () => Effect.promise(() => admin(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
     )
     return { url: withDatabase(url, name) }
   }
