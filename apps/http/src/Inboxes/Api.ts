@@ -1,7 +1,4 @@
-import { OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
-import { Wire } from "../Http/Errors.js"
 import { IntegerId } from "../Http/PathParams.js"
 import { Timestamp } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
@@ -111,7 +108,4 @@ export const InboxResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/inboxes/`: the organization's mailboxes for routing tickets. */
-export class InboxesApi extends Resource.group("inboxes", InboxResource)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Inboxes") {}
+export class InboxesApi extends Resource.guarded(Resource.group("inboxes", InboxResource), "Inboxes") {}

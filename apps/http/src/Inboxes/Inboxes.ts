@@ -1,5 +1,6 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
 import { Config, Effect, Option, ParseResult, Schema, Struct } from "effect"
+import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -84,7 +85,11 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
 
     const Row = InboxRow(domain)
     const select = sql`
-      SELECT i.*, i.customer_max_inactivity_period AS own_max_inactivity_period,
+      SELECT i.id, i.name, i.email_prefix, i.is_default, i.auto_reply_during_enabled, i.auto_reply_outside_enabled,
+             i.auto_reply_during_template, i.auto_reply_outside_template, i.enable_inactivity_reminders,
+             i.enable_auto_close_inactive_tickets, i.signature, i.email_from_name, i.customer_interaction_style,
+             i.created_at, i.updated_at,
+             i.customer_max_inactivity_period AS own_max_inactivity_period,
              i.customer_inactivity_reminder_period AS own_inactivity_reminder_period,
              o.customer_max_inactivity_period AS org_max_inactivity_period,
              o.customer_inactivity_reminder_period AS org_inactivity_reminder_period,
@@ -96,7 +101,9 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       (ms) => new Date(ms)
     )
 
-    const findOne = SqlSchema.findOne({
+    const findOne = Repository.findOne({
+      table: "inboxes",
+      span: "Inboxes.findById",
       Request: Schema.Struct({ organizationId: Schema.Number, id: InboxId }),
       Result: Row,
       execute: ({ organizationId, id }) => sql`${select} WHERE i.organization_id = ${organizationId} AND i.id = ${id}`
@@ -104,12 +111,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
 
     /** The inbox with this id in the organization, or undefined (another organization's inbox is not found). */
     const findById = (organizationId: number, id: InboxId): Effect.Effect<Inbox | undefined> =>
-      findOne({ organizationId, id }).pipe(
-        Effect.map(Option.getOrUndefined),
-        dieUndecodable("inboxes"),
-        Effect.orDie,
-        Effect.withSpan("Inboxes.findById")
-      )
+      findOne({ organizationId, id })
 
     // Moving the default flag is serialised per organization on its row, so two concurrent moves never both
     // find "no other default" and trip the partial unique index.

@@ -1,5 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { type SlaPolicyCreate, SlaPolicyNotFound, type SlaPolicyUpdate, StoredSlaPolicy } from "./SlaPolicy.js"
@@ -32,7 +33,9 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
       (ms) => new Date(ms)
     )
 
-    const findOne = SqlSchema.findOne({
+    const findOne = Repository.findOne({
+      table: "hd_sla_policies",
+      span: "SlaPolicies.findById",
       Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
       Result: StoredSlaPolicy,
       execute: ({ id, organizationId }) =>
@@ -41,11 +44,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
 
     /** The policy with this id in the organization, or undefined. */
     const findById = (organizationId: number, id: number): Effect.Effect<StoredSlaPolicy | undefined> =>
-      findOne({ organizationId, id }).pipe(
-        Effect.map(Option.getOrUndefined),
-        Effect.orDie,
-        Effect.withSpan("SlaPolicies.findById")
-      )
+      findOne({ organizationId, id })
 
     /** Recomputes the organization's tickets (after a change of policies or business hours), in its own transaction. */
     const recompute = (organizationId: number): Effect.Effect<number> =>
@@ -100,29 +99,24 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
     ): Effect.Effect<StoredSlaPolicy, SlaPolicyNotFound> =>
       Effect.gen(function* () {
         const set = listColumns(changes)
-        const rows = yield* decodePolicies(
+        const policy = yield* (
           Object.keys(set).length === 0
-            ? yield* sql`SELECT ${columns} FROM hd_sla_policies
-                WHERE organization_id = ${organizationId} AND id = ${id}`
-            : yield* sql`UPDATE hd_sla_policies SET ${sql.update({ ...set, updatedAt: yield* now })}
+            ? sql`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`
+            : sql`UPDATE hd_sla_policies SET ${sql.update({ ...set, updatedAt: yield* now })}
                 WHERE organization_id = ${organizationId} AND id = ${id}
                 RETURNING ${columns}`
+        ).pipe(
+          Repository.returning("hd_sla_policies", StoredSlaPolicy),
+          Repository.orNotFound(() => new SlaPolicyNotFound({ id }))
         )
-        if (rows[0] === undefined) return yield* new SlaPolicyNotFound({ id })
         if (Object.keys(set).length > 0) yield* recomputeIn(organizationId)
-        return rows[0]
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }),
-        Effect.withSpan("SlaPolicies.update")
-      )
+        return policy
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.update"))
 
     /** Deletes a policy; its tickets fall to the next policy that matches them, or none. */
     const remove = (organizationId: number, id: number): Effect.Effect<void, SlaPolicyNotFound> =>
       Effect.gen(function* () {
-        const rows = yield* sql`DELETE FROM hd_sla_policies
-          WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
-        if (rows.length === 0) return yield* new SlaPolicyNotFound({ id })
+        yield* Repository.deleteById(sql, "hd_sla_policies", organizationId, id, () => new SlaPolicyNotFound({ id }))
         yield* recomputeIn(organizationId)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.remove"))
 

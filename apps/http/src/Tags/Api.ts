@@ -1,7 +1,4 @@
-import { OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
-import { Wire } from "../Http/Errors.js"
 import { IntegerId } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import * as Resource from "../Http/Resource.js"
@@ -43,8 +40,4 @@ export const TagResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/tags/`: ticket tags of an organization. */
-export class TagsApi extends Resource.group("tags", TagResource)
-  .add(Resource.endpoints(TagResource).delete)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Tags") {}
+export class TagsApi extends Resource.fullGroup("tags", TagResource, "Tags") {}

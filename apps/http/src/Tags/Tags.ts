@@ -1,5 +1,6 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
+import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -29,7 +30,9 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       (ms) => new Date(ms)
     )
 
-    const findOne = SqlSchema.findOne({
+    const findOne = Repository.findOne({
+      table: "tags",
+      span: "Tags.findById",
       Request: OrganizationTag,
       Result: TagRow,
       execute: ({ organizationId, id }) =>
@@ -38,12 +41,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
 
     /** The tag with this id in the organization, or undefined. */
     const findById = (organizationId: number, id: TagId): Effect.Effect<Tag | undefined> =>
-      findOne({ organizationId, id }).pipe(
-        Effect.map(Option.getOrUndefined),
-        dieUndecodable("tags"),
-        Effect.orDie,
-        Effect.withSpan("Tags.findById")
-      )
+      findOne({ organizationId, id })
 
     const findAllById = SqlSchema.findAll({
       Request: Schema.Struct({ organizationId: Schema.Number, ids: Schema.Array(Schema.Number) }),
@@ -133,29 +131,22 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
         }
         if (changes.color !== undefined) columns.color = changes.color ?? ""
         const at = yield* now
-        const found = yield* SqlSchema.findOne({
-          Request: OrganizationTag,
-          Result: TagRow,
-          execute: () =>
-            Object.keys(columns).length === 0
-              ? sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`
-              : sql`UPDATE tags SET ${sql.update({ ...columns, updatedAt: at })}
-                    WHERE organization_id = ${organizationId} AND id = ${id}
-                    RETURNING id, name, color`
-        })({ organizationId, id })
-        if (Option.isNone(found)) return yield* new TagNotFound({ id })
-        return found.value
-      }).pipe(
-        dieUndecodable("tags"),
-        Effect.catchTag("SqlError", nameTaken(changes.name)),
-        Effect.withSpan("Tags.update")
-      )
+        return yield* (
+          Object.keys(columns).length === 0
+            ? sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`
+            : sql`UPDATE tags SET ${sql.update({ ...columns, updatedAt: at })}
+                  WHERE organization_id = ${organizationId} AND id = ${id}
+                  RETURNING id, name, color`
+        ).pipe(
+          Repository.returning("tags", TagRow),
+          Repository.orNotFound(() => new TagNotFound({ id }))
+        )
+      }).pipe(Effect.catchTag("SqlError", nameTaken(changes.name)), Effect.withSpan("Tags.update"))
 
     /** Deletes a tag. */
     const remove = (organizationId: number, id: TagId): Effect.Effect<void, TagNotFound> =>
-      sql`DELETE FROM tags WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
-        Effect.orDie,
-        Effect.flatMap((rows) => (rows.length === 0 ? new TagNotFound({ id }) : Effect.void)),
+      Repository.deleteById(sql, "tags", organizationId, id, () => new TagNotFound({ id })).pipe(
+        Effect.catchTag("SqlError", Effect.die),
         Effect.withSpan("Tags.remove")
       )
 

@@ -1,5 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Duration, Effect, Option, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Schema } from "effect"
+import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { urlProblem } from "./AddressPolicy.js"
@@ -55,7 +56,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         ON CONFLICT (consumer_id) DO UPDATE
           SET last_tx = excluded.last_tx, last_position = excluded.last_position, updated_at = now()`
 
-    const findOne = SqlSchema.findOne({
+    const findOne = Repository.findOne({
+      table: "hd_webhooks",
+      span: "Webhooks.findById",
       Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
       Result: StoredWebhook,
       execute: ({ id, organizationId }) =>
@@ -64,11 +67,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
 
     /** The webhook with this id in the organization, or undefined. */
     const findById = (organizationId: number, id: number): Effect.Effect<StoredWebhook | undefined> =>
-      findOne({ organizationId, id }).pipe(
-        Effect.map(Option.getOrUndefined),
-        Effect.orDie,
-        Effect.withSpan("Webhooks.findById")
-      )
+      findOne({ organizationId, id })
 
     /** Creates a webhook with a new secret, reading the global log from its end. */
     const create = (
@@ -109,11 +108,11 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         yield* checkUrl(changes.url)
         return yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [current] = yield* sql`
+            const current = yield* sql`
               SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`.pipe(
-              Effect.flatMap(decodeWebhooks)
+              Repository.returning("hd_webhooks", StoredWebhook),
+              Repository.orNotFound(() => new WebhookNotFound({ id }))
             )
-            if (current === undefined) return yield* new WebhookNotFound({ id })
             const columnsToSet: Record<string, unknown> = { updatedAt: new Date() }
             if (changes.url !== undefined) columnsToSet.url = changes.url
             if (changes.event_types !== undefined) columnsToSet.eventTypes = [...new Set(changes.event_types)]
@@ -144,27 +143,24 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
     ): Effect.Effect<StoredWebhookWithSecret, WebhookNotFound> =>
       Effect.gen(function* () {
         const secret = newSecret()
-        const [webhook] = yield* sql`
+        const webhook = yield* sql`
           UPDATE hd_webhooks SET previous_secret = secret,
             previous_secret_expires_at = now() + ${Duration.toMillis(overlap)} * interval '1 millisecond',
             secret = ${secret}, secret_rotated_at = now(), updated_at = now()
           WHERE organization_id = ${organizationId} AND id = ${id}
-          RETURNING ${columns}`.pipe(Effect.flatMap(decodeWebhooks))
-        if (webhook === undefined) return yield* new WebhookNotFound({ id })
+          RETURNING ${columns}`.pipe(
+          Repository.returning("hd_webhooks", StoredWebhook),
+          Repository.orNotFound(() => new WebhookNotFound({ id }))
+        )
         return { ...webhook, secret }
-      }).pipe(
-        Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }),
-        Effect.withSpan("Webhooks.rotateSecret")
-      )
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.rotateSecret"))
 
     /** Deletes a webhook, its deliveries, its log and its checkpoint: nothing is sent for it afterwards. */
     const remove = (organizationId: number, id: number): Effect.Effect<void, WebhookNotFound> =>
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const rows = yield* sql`
-              DELETE FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`
-            if (rows.length === 0) return yield* new WebhookNotFound({ id })
+            yield* Repository.deleteById(sql, "hd_webhooks", organizationId, id, () => new WebhookNotFound({ id }))
             yield* sql`DELETE FROM hd_checkpoints WHERE consumer_id = ${webhookConsumerId(id)}`
           })
         )
