@@ -93,6 +93,26 @@ export const rangeBounds = (size: number, range: ByteRange | undefined) => {
   return { start, end }
 }
 
+/**
+ * A store's `get` over its `sizeOf` and `read`: the blob's size first (a missing blob fails there), then `read` of
+ * the `[start, end)` bytes `range` names in it; an empty range reads nothing.
+ */
+export const rangedGet =
+  (
+    sizeOf: (key: string) => Effect.Effect<number, BlobNotFound>,
+    read: (
+      key: string,
+      bounds: { readonly start: number; readonly end: number; readonly size: number }
+    ) => Effect.Effect<Stream.Stream<Uint8Array>, BlobNotFound>
+  ) =>
+  (key: string, range?: ByteRange): Effect.Effect<Stream.Stream<Uint8Array>, BlobNotFound> =>
+    Effect.gen(function* () {
+      const size = yield* sizeOf(key)
+      const { start, end } = rangeBounds(size, range)
+      if (start >= end) return Stream.empty
+      return yield* read(key, { start, end, size })
+    })
+
 const SAFE_KEY = /^[a-zA-Z0-9][a-zA-Z0-9_-]{2,127}$/
 
 /** Throws on a key that is not one the service makes (so no key ever names a path or object of its choosing). */
@@ -132,13 +152,9 @@ export const fileBlobStore = (root: string) =>
           yield* fs.rename(partial, target).pipe(Effect.orDie)
           return counted.measured()
         }),
-      get: (key, range) =>
-        Effect.gen(function* () {
-          const size = yield* sizeOf(key)
-          const { start, end } = rangeBounds(size, range)
-          if (start >= end) return Stream.empty
-          return fs.stream(pathOf(key), { offset: start, bytesToRead: end - start }).pipe(Stream.orDie)
-        }),
+      get: rangedGet(sizeOf, (key, { start, end }) =>
+        Effect.succeed(fs.stream(pathOf(key), { offset: start, bytesToRead: end - start }).pipe(Stream.orDie))
+      ),
       size: sizeOf,
       remove: (key) => fs.remove(pathOf(key), { force: true }).pipe(Effect.orDie),
       sweepAbandoned: (olderThan) =>

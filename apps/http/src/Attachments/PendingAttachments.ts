@@ -1,11 +1,12 @@
-import { randomBytes, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Config, Duration, Effect, Redacted, Schema, type Stream } from "effect"
+import { Config, Duration, Effect, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { absoluteUrl } from "../Http/Links.js"
 import { AttachmentClaimRefused, type ClaimedAttachment, type ClaimProblem, safeFileName } from "./Attachment.js"
 import { BlobStore, BlobStoreLive, type BlobTooLarge } from "./BlobStore.js"
 import { isRefusedContentType, sniffMarkup } from "./ContentSniffing.js"
+import { replicaSecret } from "./ReplicaSecret.js"
 import { signDownload, verifyDownload } from "./SignedUrl.js"
 
 /** The most an upload may hold: the spec's 50 MB, counted as 50 MiB. */
@@ -75,17 +76,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
       const linkTtl = yield* Config.duration("ATTACHMENT_URL_TTL").pipe(Config.withDefault(Duration.hours(1)))
       const configuredSecret = yield* Config.option(Config.redacted("ATTACHMENT_URL_SECRET"))
 
-      // Replicas must sign alike: without a configured secret, the first process stores one in the database.
-      const secret = yield* Effect.cached(
-        configuredSecret._tag === "Some"
-          ? Effect.succeed(Redacted.value(configuredSecret.value))
-          : Effect.gen(function* () {
-              yield* sql`INSERT INTO hd_secrets (name, value) VALUES ('download_links', ${randomBytes(32).toString("base64url")})
-                       ON CONFLICT (name) DO NOTHING`
-              const rows = yield* sql<{ value: string }>`SELECT value FROM hd_secrets WHERE name = 'download_links'`
-              return rows[0]!.value
-            }).pipe(Effect.orDie)
-      )
+      const secret = yield* replicaSecret(configuredSecret, "download_links")
       // Read now: a download link built after a write committed must not be the first to query it.
       yield* secret
 

@@ -3,7 +3,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } fr
 import { Upload } from "@aws-sdk/lib-storage"
 import { NodeStream } from "@effect/platform-node"
 import { Config, Effect, Option, Stream } from "effect"
-import { BlobNotFound, BlobStore, type BlobTooLarge, checkedKey, measuring, rangeBounds } from "./BlobStore.js"
+import { BlobNotFound, BlobStore, type BlobTooLarge, checkedKey, measuring, rangedGet } from "./BlobStore.js"
 
 /** Where the `s3` store keeps blobs. Credentials come from the SDK's usual chain (`AWS_ACCESS_KEY_ID`, …). */
 export interface S3BlobStoreOptions {
@@ -115,11 +115,8 @@ export const s3BlobStore = (options: S3BlobStoreOptions) =>
           )
           return counted.measured()
         }),
-      get: (key, range) =>
+      get: rangedGet(sizeOf, (key, { start, end, size }) =>
         Effect.gen(function* () {
-          const size = yield* sizeOf(key)
-          const { start, end } = rangeBounds(size, range)
-          if (start >= end) return Stream.empty
           const whole = start === 0 && end === size
           const object = yield* Effect.tryPromise({
             try: () =>
@@ -139,7 +136,8 @@ export const s3BlobStore = (options: S3BlobStoreOptions) =>
             () => readable,
             (error) => error as never
           ).pipe(Stream.orDie)
-        }),
+        })
+      ),
       size: sizeOf,
       remove: (key) =>
         Effect.tryPromise(() => client.send(new DeleteObjectCommand({ Bucket, Key: keyOf(key) }))).pipe(

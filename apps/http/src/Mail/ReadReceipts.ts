@@ -1,6 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHmac, timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Config, DateTime, Effect, Redacted } from "effect"
+import { Config, DateTime, Effect } from "effect"
+import { replicaSecret } from "../Attachments/ReplicaSecret.js"
 import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
 import { DeliveryRecorder, TRACKED_KINDS } from "./DeliveryRecorder.js"
 
@@ -28,17 +29,7 @@ export class ReadReceipts extends Effect.Service<ReadReceipts>()("@helpdesk/http
     const baseUrl = yield* publicBaseUrl.pipe(Effect.orDie)
     const configured = yield* Config.option(Config.redacted("MAIL_TRACKING_SECRET")).pipe(Effect.orDie)
 
-    // Replicas must sign alike: without a configured secret, the first process stores one in the database.
-    const secret = yield* Effect.cached(
-      configured._tag === "Some"
-        ? Effect.succeed(Redacted.value(configured.value))
-        : Effect.gen(function* () {
-            yield* sql`INSERT INTO hd_secrets (name, value) VALUES ('mail_tracking', ${randomBytes(32).toString("base64url")})
-                       ON CONFLICT (name) DO NOTHING`
-            const rows = yield* sql<{ value: string }>`SELECT value FROM hd_secrets WHERE name = 'mail_tracking'`
-            return rows[0]!.value
-          }).pipe(Effect.orDie)
-    )
+    const secret = yield* replicaSecret(configured, "mail_tracking")
 
     /** The token of an outbox row's pixel. */
     const tokenFor = (outboxId: number) => Effect.map(secret, (key) => `${outboxId}.${mac(key, String(outboxId))}`)

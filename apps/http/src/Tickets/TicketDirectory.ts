@@ -1,11 +1,19 @@
-import { SqlClient } from "@effect/sql"
-import type { CustomerRef, InboxRef, TagRef, UserRef } from "@helpdesk/domain"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { type CustomerRef, type InboxRef, type TagRef, UserRef } from "@helpdesk/domain"
+import { Effect, Option, Schema } from "effect"
 import { type Customer, CustomerId } from "../Customers/Customer.js"
 import { Customers } from "../Customers/Customers.js"
+import { dieUndecodable, int8 } from "../Database/Rows.js"
 import { type Inbox, InboxId } from "../Inboxes/Inbox.js"
 import { Inboxes } from "../Inboxes/Inboxes.js"
 import { Tags } from "../Tags/Tags.js"
+
+/** A `users` row decoded as the `<user_ref>` snapshot commands carry. */
+const UserRefRow = Schema.Struct({ ...UserRef.fields, id: int8(Schema.Int) })
+
+/** A user lookup's answer: the snapshot or undefined; a database failure or an undecodable row is a defect. */
+const orUndefined = <E>(found: Effect.Effect<Option.Option<UserRef>, E>): Effect.Effect<UserRef | undefined> =>
+  found.pipe(Effect.map(Option.getOrUndefined), dieUndecodable("users"), Effect.orDie)
 
 /**
  * What tickets look up in the rest of the organization, as the value snapshots the domain's commands carry:
@@ -67,39 +75,22 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
 
     /** A user as a `<user_ref>` snapshot, or undefined. */
     const user = (userId: number) =>
-      sql<{ id: string; email: string; name: string; profilePictureUrl: string }>`
-        SELECT id, email, name, profile_picture_url FROM users WHERE id = ${userId}`.pipe(
-        Effect.map((rows): UserRef | undefined =>
-          rows[0] === undefined
-            ? undefined
-            : {
-                id: Number(rows[0].id),
-                email: rows[0].email,
-                name: rows[0].name,
-                profilePictureUrl: rows[0].profilePictureUrl
-              }
-        ),
-        Effect.orDie
-      )
+      SqlSchema.findOne({
+        Request: Schema.Number,
+        Result: UserRefRow,
+        execute: (id) => sql`SELECT id, email, name, profile_picture_url FROM users WHERE id = ${id}`
+      })(userId).pipe(orUndefined)
 
     /** A member of the organization (any role) as a `<user_ref>`, or undefined: only members can be assigned. */
     const member = (organizationId: number, userId: number) =>
-      sql<{ id: string; email: string; name: string; profilePictureUrl: string }>`
-        SELECT u.id, u.email, u.name, u.profile_picture_url FROM users u
-        JOIN memberships m ON m.user_id = u.id AND m.organization_id = ${organizationId}
-        WHERE u.id = ${userId}`.pipe(
-        Effect.map((rows): UserRef | undefined =>
-          rows[0] === undefined
-            ? undefined
-            : {
-                id: Number(rows[0].id),
-                email: rows[0].email,
-                name: rows[0].name,
-                profilePictureUrl: rows[0].profilePictureUrl
-              }
-        ),
-        Effect.orDie
-      )
+      SqlSchema.findOne({
+        Request: Schema.Number,
+        Result: UserRefRow,
+        execute: (id) => sql`
+          SELECT u.id, u.email, u.name, u.profile_picture_url FROM users u
+          JOIN memberships m ON m.user_id = u.id AND m.organization_id = ${organizationId}
+          WHERE u.id = ${id}`
+      })(userId).pipe(orUndefined)
 
     return { defaultInbox, inbox, customer, customerByEmail, tags, user, member } as const
   })
