@@ -1,6 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
-import { Config, Context, Effect, Layer, Option, Schema } from "effect"
+import { Config, Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { migrateBlobs } from "../Attachments/BlobMigration.js"
 import {
   BLOB_STORE_KINDS,
@@ -16,6 +16,7 @@ import type * as PgPool from "../Database/PgPool.js"
 import { createDemo } from "../Demo/Demo.js"
 import { isEmail } from "../Http/Fields.js"
 import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
+import { organizationWire } from "../Organizations/Api.js"
 import { Organizations } from "../Organizations/Organizations.js"
 import { ServerLive, WorkersLive } from "../Server.js"
 import { ServicesLive } from "../Services.js"
@@ -60,6 +61,9 @@ const withServices = <A, E, R>(
       ServicesLive.pipe(Layer.provideMerge(database))
     )
   )
+
+/** `--org`: the organization a command works in, by its public id (looked up with {@link findOrganization}). */
+const organizationOption = Options.text("org").pipe(Options.withDescription("The organization's public id."))
 
 const findOrganization = (publicId: string) =>
   Effect.gen(function* () {
@@ -175,12 +179,12 @@ const orgCreate = Command.make(
         const baseUrl = yield* publicBaseUrl
         yield* (yield* Output).result(
           {
-            organization,
+            organization: organizationWire(organization, DateTime.toDate(yield* DateTime.now)),
             owner: { id: owner.id, email: owner.email, name: owner.name },
             token: { id: token.id, kind: token.kind, token: token.token }
           },
           [
-            `Organization "${organization.name}" created: ${organization.public_id}`,
+            `Organization "${organization.name}" created: ${organization.publicId}`,
             `Owner: ${owner.email}`,
             `Personal token (shown once): ${token.token}`,
             `Try: curl -H "X-Service-Token: ${token.token}" ${baseUrl}/organizations/`
@@ -193,7 +197,7 @@ const orgCreate = Command.make(
 const userAdd = Command.make(
   "add",
   {
-    org: Options.text("org").pipe(Options.withDescription("The organization's public id.")),
+    org: organizationOption,
     email: Options.text("email").pipe(Options.withDescription("The user's e-mail (created if new).")),
     role: Options.choice("role", MEMBER_ROLES).pipe(
       Options.withDefault("member" as const),
@@ -221,7 +225,7 @@ const userAdd = Command.make(
 const tokenCreate = Command.make(
   "create",
   {
-    org: Options.text("org").pipe(Options.withDescription("The organization's public id.")),
+    org: organizationOption,
     integration: Options.boolean("integration").pipe(
       Options.withDescription("An integration token of the organization (role `token`).")
     ),
