@@ -3,6 +3,7 @@ import { isOpenAt } from "@helpdesk/schedule"
 import { Effect, Layer, TestClock } from "effect"
 import { BusinessHours } from "../src/BusinessHours/BusinessHours.js"
 import { BusinessHoursExceptions } from "../src/BusinessHours/BusinessHoursExceptions.js"
+import { CLOSED_WEEK } from "../src/BusinessHours/Validation.js"
 import { ServicesLive } from "../src/Services.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
@@ -14,7 +15,7 @@ import { TestDatabaseLive } from "./support/TestDatabase.js"
  */
 
 const nineToFive = { opens_at: "09:00", closes_at: "17:00" }
-const weekdays = { mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive }
+const weekdays = { ...CLOSED_WEEK, mon: nineToFive, tue: nineToFive, wed: nineToFive, thu: nineToFive, fri: nineToFive }
 
 const Services = Layer.mergeAll(BusinessHours.Default, BusinessHoursExceptions.Default, ServicesLive).pipe(
   Layer.provideMerge(TestDatabaseLive)
@@ -25,7 +26,7 @@ const at = (iso: string) => TestClock.setTime(new Date(iso).getTime())
 /** An organization with Europe/Berlin weekdays 09:00–17:00. */
 const berlinOffice = Effect.gen(function* () {
   const org = yield* Fixtures.organization()
-  yield* (yield* BusinessHours).replace(org.organization.id, { timezone: "Europe/Berlin", weekly_hours: weekdays })
+  yield* (yield* BusinessHours).replace(org.organization.id, { timeZone: "Europe/Berlin", weeklyHours: weekdays })
   return org
 })
 
@@ -127,7 +128,7 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
       yield* exceptionsB.create(org.organization.id, { date: "2024-06-03" })
       assert.isFalse(isOpenAt((yield* replicaA.compiledFor(org.organization.id)).schedule, mondayMorning))
       // B replaces the schedule: A sees the new zone.
-      yield* replicaB.replace(org.organization.id, { timezone: "Asia/Tokyo", weekly_hours: weekdays })
+      yield* replicaB.replace(org.organization.id, { timeZone: "Asia/Tokyo", weeklyHours: weekdays })
       const seenByA = yield* replicaA.compiledFor(org.organization.id)
       assert.strictEqual(seenByA.timeZone, "Asia/Tokyo")
       assert.deepStrictEqual(seenByA.weeklyHours?.sat, null)

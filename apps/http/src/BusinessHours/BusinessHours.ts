@@ -2,7 +2,7 @@ import { ALWAYS_OPEN, formatOpening, isOpenAt, nextOpenAfter, type Schedule } fr
 import { Clock, Effect, Either, Option } from "effect"
 import { BusinessHoursStore } from "./BusinessHoursStore.js"
 import { InvalidBusinessHours } from "./Errors.js"
-import { compileStored, validateScheduleBody, type WeeklyHours } from "./Validation.js"
+import { compileChange, compileStored, type ScheduleChange, type WeeklyHours } from "./Validation.js"
 
 /** An organization's business hours, compiled, with what is needed to show an opening to its people. */
 export interface CompiledBusinessHours {
@@ -102,20 +102,20 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
       })).pipe(Effect.withSpan("BusinessHours.view"))
 
     /**
-     * Replaces the schedule (`timezone`, `weekly_hours` of the wire body); exceptions stay. The new schedule is
+     * Replaces the schedule with a valid change (its zone and weekly hours); exceptions stay. The new schedule is
      * compiled with them before it is stored.
      */
     const replace = (
       organizationId: number,
-      body: Record<string, unknown>
+      change: ScheduleChange
     ): Effect.Effect<BusinessHoursView, InvalidBusinessHours> =>
       Effect.gen(function* () {
         // Lock the current schedule (if any) so exceptions cannot change while the new one is checked against them.
         yield* store.findSchedule(organizationId, { forUpdate: true })
         const exceptions = yield* store.allExceptions(organizationId)
-        const valid = validateScheduleBody(body, exceptions)
-        if (Either.isLeft(valid)) return yield* new InvalidBusinessHours({ issues: valid.left })
-        yield* store.saveSchedule(organizationId, valid.right.timeZone, valid.right.weeklyHours)
+        const compiled = compileChange(change, exceptions)
+        if (Either.isLeft(compiled)) return yield* new InvalidBusinessHours({ issues: compiled.left })
+        yield* store.saveSchedule(organizationId, change.timeZone, change.weeklyHours)
       }).pipe(
         store.withTransaction,
         Effect.catchTag("SqlError", Effect.die),

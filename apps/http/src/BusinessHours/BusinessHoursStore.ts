@@ -1,7 +1,11 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { BigInt8, Jsonb } from "../Database/Columns.js"
+import * as Repository from "../Database/Repository.js"
+import { dieUndecodable } from "../Database/Rows.js"
 import type * as Ordering from "../Http/Ordering.js"
-import type { ExceptionFields, StoredException, WeeklyHours } from "./Validation.js"
+import * as Pagination from "../Http/Pagination.js"
+import { type ExceptionFields, type StoredException, type WeeklyHours, WeeklyHoursModel } from "./Validation.js"
 
 /** A saved schedule: its zone, all seven days, and the version counting every change to it or its exceptions. */
 export interface StoredSchedule {
@@ -10,35 +14,30 @@ export interface StoredSchedule {
   readonly version: number
 }
 
-interface ScheduleRow {
-  readonly timeZone: string
-  readonly weeklyHours: WeeklyHours | string
-  readonly version: string | number
-}
+/** A `business_hours` row as the saved schedule. */
+const ScheduleRow = Schema.Struct({ timeZone: Schema.String, weeklyHours: Jsonb(WeeklyHoursModel), version: BigInt8 })
 
-interface ExceptionRow {
-  readonly id: string | number
-  readonly date: string
-  readonly name: string
-  readonly repeatsYearly: boolean
-  readonly opensAt: string | null
-  readonly closesAt: string | null
-}
+/** The organization's working language, with its `business_hours` row when it has one (a left join). */
+const LanguageAndScheduleRow = Schema.Union(
+  Schema.Struct({ workingLanguage: Schema.String, hasSchedule: Schema.Literal(true), ...ScheduleRow.fields }),
+  Schema.Struct({ workingLanguage: Schema.String, hasSchedule: Schema.Literal(false) })
+)
 
-const toSchedule = (row: ScheduleRow): StoredSchedule => ({
-  timeZone: row.timeZone,
-  weeklyHours: typeof row.weeklyHours === "string" ? (JSON.parse(row.weeklyHours) as WeeklyHours) : row.weeklyHours,
-  version: Number(row.version)
+const fromColumn = <A, I>(schema: Schema.Schema<A, I>, column: string) =>
+  Schema.propertySignature(schema).pipe(Schema.fromKey(column))
+
+/** A `business_hours_exceptions` row (dates as `YYYY-MM-DD`, times as `HH:MM:SS` text) as a stored exception. */
+const ExceptionRow = Schema.Struct({
+  id: BigInt8,
+  date: Schema.String,
+  name: Schema.String,
+  repeats_yearly: fromColumn(Schema.Boolean, "repeatsYearly"),
+  opens_at: fromColumn(Schema.NullOr(Schema.String), "opensAt"),
+  closes_at: fromColumn(Schema.NullOr(Schema.String), "closesAt")
 })
 
-const toException = (row: ExceptionRow): StoredException => ({
-  id: Number(row.id),
-  date: row.date,
-  name: row.name,
-  repeats_yearly: row.repeatsYearly,
-  opens_at: row.opensAt,
-  closes_at: row.closesAt
-})
+const SCHEDULES = "business_hours"
+const EXCEPTIONS = "business_hours_exceptions"
 
 /** PostgreSQL's code for a unique violation. */
 const UNIQUE_VIOLATION = "23505"
@@ -64,31 +63,39 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
       id, to_char(date, 'YYYY-MM-DD') AS date, name, repeats_yearly, opens_at::text AS opens_at,
       closes_at::text AS closes_at`
 
-      /** The organization's working language and its saved schedule, if any (one query). */
-      const findWithLanguage = (organizationId: number) =>
-        sql<ScheduleRow & { readonly workingLanguage: string; readonly hasSchedule: boolean }>`
+      const findLanguageAndSchedule = Repository.findOne({
+        table: SCHEDULES,
+        span: "BusinessHoursStore.findWithLanguage",
+        Request: Schema.Number,
+        Result: LanguageAndScheduleRow,
+        execute: (organizationId) => sql`
         SELECT o.working_language, b.organization_id IS NOT NULL AS has_schedule, b.time_zone, b.weekly_hours, b.version
         FROM organizations o LEFT JOIN business_hours b ON b.organization_id = o.id
-        WHERE o.id = ${organizationId}`.pipe(
-          Effect.map((rows) => {
-            const row = rows[0]
-            if (row === undefined) return Option.none()
-            return Option.some({
-              workingLanguage: row.workingLanguage,
-              schedule: row.hasSchedule ? Option.some(toSchedule(row)) : Option.none<StoredSchedule>()
-            })
-          }),
-          Effect.orDie
+        WHERE o.id = ${organizationId}`
+      })
+
+      /** The organization's working language and its saved schedule, if any (one query). */
+      const findWithLanguage = (organizationId: number) =>
+        Effect.map(findLanguageAndSchedule(organizationId), (row) =>
+          row === undefined
+            ? Option.none()
+            : Option.some({
+                workingLanguage: row.workingLanguage,
+                schedule: row.hasSchedule
+                  ? Option.some<StoredSchedule>({
+                      timeZone: row.timeZone,
+                      weeklyHours: row.weeklyHours,
+                      version: row.version
+                    })
+                  : Option.none<StoredSchedule>()
+              })
         )
 
       /** The saved schedule; `forUpdate` locks it until the surrounding transaction ends. */
       const findSchedule = (organizationId: number, options: { readonly forUpdate?: boolean } = {}) =>
-        sql<ScheduleRow>`
+        sql`
         SELECT time_zone, weekly_hours, version FROM business_hours WHERE organization_id = ${organizationId}
-        ${options.forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toSchedule))),
-          Effect.orDie
-        )
+        ${options.forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(Repository.returning(SCHEDULES, ScheduleRow), Effect.orDie)
 
       /** Creates or replaces the schedule (exceptions stay), bumping its version. */
       const saveSchedule = (organizationId: number, timeZone: string, weeklyHours: WeeklyHours) =>
@@ -106,40 +113,40 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
           Effect.orDie
         )
 
-      /** Every exception of the organization, by date. */
-      const allExceptions = (organizationId: number) =>
-        sql<ExceptionRow>`
+      const exceptionsOf = SqlSchema.findAll({
+        Request: Schema.Number,
+        Result: ExceptionRow,
+        execute: (organizationId) => sql`
         SELECT ${exceptionColumns} FROM business_hours_exceptions
-        WHERE organization_id = ${organizationId} ORDER BY date, id`.pipe(
-          Effect.map((rows) => rows.map(toException)),
-          Effect.orDie
-        )
+        WHERE organization_id = ${organizationId} ORDER BY date, id`
+      })
+
+      /** Every exception of the organization, by date. */
+      const allExceptions = (organizationId: number): Effect.Effect<ReadonlyArray<StoredException>> =>
+        exceptionsOf(organizationId).pipe(dieUndecodable(EXCEPTIONS), Effect.orDie)
 
       /** One page of exceptions in the requested order. */
-      const pageOfExceptions = (organizationId: number, ordering: Ordering.Ordering<string>) => ({
-        count: sql<{ readonly count: string }>`
-        SELECT count(*) AS count FROM business_hours_exceptions WHERE organization_id = ${organizationId}`.pipe(
-          Effect.map((rows) => Number(rows[0]!.count)),
-          Effect.orDie
-        ),
-        fetch: (window: { readonly limit: number; readonly offset: number }) =>
-          sql<ExceptionRow>`
-          SELECT ${exceptionColumns} FROM business_hours_exceptions
-          WHERE organization_id = ${organizationId}
-          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
-            Effect.map((rows) => rows.map(toException)),
-            Effect.orDie
-          )
-      })
+      const pageOfExceptions = (organizationId: number, ordering: Ordering.Ordering<string>) =>
+        Pagination.page(sql, {
+          from: sql`business_hours_exceptions`,
+          select: sql`SELECT ${exceptionColumns} FROM business_hours_exceptions`,
+          where: sql`organization_id = ${organizationId}`,
+          ordering,
+          rows: { table: EXCEPTIONS, schema: ExceptionRow }
+        })
 
       /** One exception of the organization. */
       const findException = (organizationId: number, id: number) =>
-        sql<ExceptionRow>`
+        sql`
         SELECT ${exceptionColumns} FROM business_hours_exceptions
         WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
-          Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map(toException))),
+          Repository.returning(EXCEPTIONS, ExceptionRow),
           Effect.orDie
         )
+
+      /** The exception a write returns (`RETURNING`); a write that returned none is a defect. */
+      const written = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+        statement.pipe(Repository.returning(EXCEPTIONS, ExceptionRow), Effect.map(Option.getOrThrow))
 
       const uniqueViolation = <A, R>(effect: Effect.Effect<A, unknown, R>) =>
         effect.pipe(
@@ -152,26 +159,20 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
 
       /** Inserts an exception; another one on the same date is `DuplicateExceptionDate`. */
       const insertException = (organizationId: number, fields: ExceptionFields) =>
-        sql<ExceptionRow>`
+        sql`
         INSERT INTO business_hours_exceptions (organization_id, date, name, repeats_yearly, opens_at, closes_at)
         VALUES (${organizationId}, ${fields.date}::date, ${fields.name}, ${fields.repeats_yearly},
                 ${fields.opens_at}::time, ${fields.closes_at}::time)
-        RETURNING ${exceptionColumns}`.pipe(
-          Effect.map((rows) => toException(rows[0]!)),
-          uniqueViolation
-        )
+        RETURNING ${exceptionColumns}`.pipe(written, uniqueViolation)
 
       /** Replaces an exception's fields; another one on the same date is `DuplicateExceptionDate`. */
       const updateException = (organizationId: number, id: number, fields: ExceptionFields) =>
-        sql<ExceptionRow>`
+        sql`
         UPDATE business_hours_exceptions
         SET date = ${fields.date}::date, name = ${fields.name}, repeats_yearly = ${fields.repeats_yearly},
             opens_at = ${fields.opens_at}::time, closes_at = ${fields.closes_at}::time, updated_at = now()
         WHERE organization_id = ${organizationId} AND id = ${id}
-        RETURNING ${exceptionColumns}`.pipe(
-          Effect.map((rows) => toException(rows[0]!)),
-          uniqueViolation
-        )
+        RETURNING ${exceptionColumns}`.pipe(written, uniqueViolation)
 
       /** Deletes an exception; false when there was none. */
       const deleteException = (organizationId: number, id: number) =>

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, ParseResult, Schema } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { addFieldError, type FieldErrors, NotFound, ValidationError } from "../Http/Errors.js"
@@ -12,14 +12,25 @@ import { BusinessHours } from "./BusinessHours.js"
 import { BusinessHoursExceptions, ExceptionOrdering } from "./BusinessHoursExceptions.js"
 import type { BusinessHoursNotSaved, InvalidBusinessHours } from "./Errors.js"
 import { BusinessHoursException } from "./Resources.js"
-import { exceptionBody, scheduleBody } from "./WireBody.js"
+import { exceptionBody, ScheduleChangeFromBody, scheduleBody } from "./WireBody.js"
 
-/** The field errors of invalid business hours. */
-const asValidationError = (error: InvalidBusinessHours) => {
+/** Field errors at their wire paths, nested (`{"weekly_hours":{"mon":{"opens_at":[…]}}}`). */
+const fieldErrors = (
+  issues: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
+) => {
   const tree: Record<string, unknown> = {}
-  for (const issue of error.issues) addFieldError(tree, issue.path, [issue.message])
+  for (const issue of issues) addFieldError(tree, issue.path.map(String), [issue.message])
   return new ValidationError({ errors: tree as FieldErrors })
 }
+
+/** The field errors of invalid business hours. */
+const asValidationError = (error: InvalidBusinessHours) => fieldErrors(error.issues)
+
+/** The schedule change a `PUT` body asks for, or its field errors. */
+const decodeScheduleChange = (body: unknown) =>
+  Schema.decodeUnknown(ScheduleChangeFromBody)(body).pipe(
+    Effect.mapError((error) => fieldErrors(ParseResult.ArrayFormatter.formatErrorSync(error)))
+  )
 
 /** A broken state rule is a 400 under `non_field_errors`. */
 const notSaved = (error: BusinessHoursNotSaved) => ValidationError.nonField(error.message)
@@ -50,8 +61,11 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       .handleRaw("replace", ({ path, request }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "business_hours.write")
-          const body = yield* Effect.flatMap(RequestBody.read(request), scheduleBody)
-          return yield* businessHours.replace(scope.organizationId, body).pipe(
+          const change = yield* RequestBody.read(request).pipe(
+            Effect.flatMap(scheduleBody),
+            Effect.flatMap(decodeScheduleChange)
+          )
+          return yield* businessHours.replace(scope.organizationId, change).pipe(
             Effect.catchTag("InvalidBusinessHours", (error) => Effect.fail(asValidationError(error))),
             Effect.tap(() => sla.recompute(scope.organizationId))
           )

@@ -47,6 +47,18 @@ export interface StoredException extends ExceptionFields {
   readonly id: number
 }
 
+/** Weekly hours as a schema (all seven weekdays, each closed or one range), as stored and as a change carries them. */
+export const WeeklyHoursModel: Schema.Schema<WeeklyHours> = Schema.Record({
+  key: Schema.Literal(...WEEKDAYS),
+  value: Schema.NullOr(Schema.Struct({ opens_at: Schema.String, closes_at: Schema.String }))
+})
+
+/** A valid replacement of the weekly schedule: the canonical zone and all seven days (omitted days closed). */
+export const ScheduleChange = Schema.Struct({ timeZone: Schema.String, weeklyHours: WeeklyHoursModel })
+
+/** A valid replacement of the weekly schedule. */
+export type ScheduleChange = typeof ScheduleChange.Type
+
 /** Outcome of a validation: the valid value, or every field error found. */
 export type Validated<A> = Either.Either<A, ReadonlyArray<FieldIssue>>
 
@@ -289,6 +301,22 @@ export const validateExceptionBody = (
   issues.push(...scheduleProblems.filter((problem) => !failed.has(problem.path[0] ?? "")))
   if (issues.length > 0) return Either.left(issues)
   return Either.right(merged as unknown as ExceptionFields)
+}
+
+/**
+ * Compiles a valid schedule change with the organization's stored exceptions, so it is only saved when the whole
+ * schedule compiles.
+ */
+export const compileChange = (
+  change: ScheduleChange,
+  exceptions: ReadonlyArray<ExceptionFields>
+): Validated<Schedule> => {
+  const input = scheduleInputOf(change.timeZone, change.weeklyHours, exceptions)
+  try {
+    return Either.right(compileSchedule(input))
+  } catch (error) {
+    return Either.left(scheduleIssues(error, "weekly", input))
+  }
 }
 
 /**

@@ -1,9 +1,10 @@
 import { WEEKDAYS } from "@helpdesk/schedule"
-import { Effect } from "effect"
+import { Array as Arr, Effect, Either, ParseResult, Schema } from "effect"
 import { NON_FIELD_ERRORS, ValidationError } from "../Http/Errors.js"
 import type { RawBody } from "../Http/RequestBody.js"
 import { ownValue, untrustedRecord } from "../Http/UntrustedKeys.js"
 import { jsonTextIssues, textIssuesError } from "../Http/UntrustedText.js"
+import { ScheduleChange, validateScheduleBody } from "./Validation.js"
 
 /**
  * Business-hours bodies as one JSON-like object, whatever their media type. The kernel's field decoding handles
@@ -107,3 +108,27 @@ export const exceptionBody = (body: RawBody): Effect.Effect<Record<string, unkno
   }
   return Effect.succeed(out)
 }
+
+/**
+ * The body of `PUT …/business-hours/` (as {@link scheduleBody} gives it) decoded into the schedule change it asks
+ * for: every field error as an issue at its wire path (`["weekly_hours", "mon", "opens_at"]`).
+ */
+export const ScheduleChangeFromBody = Schema.transformOrFail(Schema.Unknown, ScheduleChange, {
+  strict: true,
+  decode: (body, _, ast) =>
+    Either.match(validateScheduleBody(body as Record<string, unknown>, []), {
+      onLeft: (issues) => {
+        const located = issues.map(({ path, message }) => {
+          const problem = new ParseResult.Type(ast, body, message)
+          return Arr.isNonEmptyReadonlyArray(path) ? new ParseResult.Pointer(path, body, problem) : problem
+        })
+        // Validation reports at least one issue whenever it refuses a body.
+        return ParseResult.fail(
+          Arr.isNonEmptyArray(located) ? new ParseResult.Composite(ast, body, located) : new ParseResult.Type(ast, body)
+        )
+      },
+      onRight: (valid) => ParseResult.succeed({ timeZone: valid.timeZone, weeklyHours: valid.weeklyHours })
+    }),
+  encode: (change, _, ast) =>
+    ParseResult.fail(new ParseResult.Forbidden(ast, change, "A schedule change is not encoded."))
+})

@@ -3,6 +3,7 @@ import type { Caller } from "../Auth/CurrentCaller.js"
 import { Tokens } from "../Auth/Tokens.js"
 import { BusinessHours } from "../BusinessHours/BusinessHours.js"
 import { BusinessHoursExceptions } from "../BusinessHours/BusinessHoursExceptions.js"
+import { ScheduleChangeFromBody } from "../BusinessHours/WireBody.js"
 import { CustomerCreate } from "../Customers/Customer.js"
 import { Customers } from "../Customers/Customers.js"
 import { ArticleCreate } from "../HelpCenter/Article.js"
@@ -155,16 +156,19 @@ export const createDemo = (options: {
     }
 
     const weekday = { opens_at: "09:00", closes_at: "17:30" }
-    const hours = yield* (yield* BusinessHours).replace(organizationId, {
-      timezone: "Europe/Berlin",
-      weekly_hours: {
-        mon: weekday,
-        tue: weekday,
-        wed: weekday,
-        thu: weekday,
-        fri: { opens_at: "09:00", closes_at: "15:00" }
-      }
-    })
+    const hours = yield* (yield* BusinessHours).replace(
+      organizationId,
+      yield* wire(ScheduleChangeFromBody, {
+        timezone: "Europe/Berlin",
+        weekly_hours: {
+          mon: weekday,
+          tue: weekday,
+          wed: weekday,
+          thu: weekday,
+          fri: { opens_at: "09:00", closes_at: "15:00" }
+        }
+      })
+    )
     const exceptions = yield* BusinessHoursExceptions
     yield* exceptions.create(organizationId, { date: "2026-12-25", name: "Christmas Day", repeats_yearly: true })
     yield* exceptions.create(organizationId, {
