@@ -2,12 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ticketStreamId } from "@helpdesk/domain"
 import { isOpenAt } from "@helpdesk/schedule"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect } from "effect"
 import { compileStored, type WeeklyHours } from "../src/BusinessHours/Validation.js"
-import { ServicesLive } from "../src/Services.js"
 import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
-import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
-import { del, get, patch, post, put, TestAppLive } from "./support/TestApp.js"
+import { del, get, patch, post, put } from "./support/TestApp.js"
 import {
   organization,
   postMessage,
@@ -15,14 +13,11 @@ import {
   type TicketOrg,
   ticket,
   ticketPath,
-  updateTicket
+  updateTicket,
+  withTicketServices
 } from "./TicketsSupport.js"
 
-const TestLayer = SlaBreachTimer.Default.pipe(
-  Layer.provide(TicketServicesLive),
-  Layer.provide(ServicesLive),
-  Layer.provideMerge(TestAppLive)
-)
+const TestLayer = withTicketServices(SlaBreachTimer.Default)
 
 const MINUTE = 60_000
 const policies = (org: TicketOrg) => `${org.path}sla-policies/`

@@ -1,12 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Inboxes } from "../src/Inboxes/Inboxes.js"
 import type { Criteria } from "../src/PresetFilters/Criteria.js"
 import { EMPTY_CRITERIA } from "../src/PresetFilters/Criteria.js"
 import { PresetFilters } from "../src/PresetFilters/PresetFilters.js"
+import { ServicesLive } from "../src/Services.js"
 import { Tags } from "../src/Tags/Tags.js"
+import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { get, patch, post, type TestRequest } from "./support/TestApp.js"
+import { get, patch, post, TestAppLive, type TestRequest } from "./support/TestApp.js"
 
 /** Helpers of the ticket tests: an organization with an integration token, tickets, tags, inboxes, filters. */
 
@@ -19,6 +21,10 @@ export const ENGLISH =
 /** A long enough French text for language detection. */
 export const FRENCH =
   "Bonjour, le colis que j'ai commandé il y a deux semaines n'est toujours pas arrivé et la page de suivi n'indique rien depuis lundi. Pourriez-vous vérifier ce qui se passe avec ma livraison ?"
+
+/** The test app with `services` (a timer, a worker) over the ticket services of its database, for `layer(…)`. */
+export const withTicketServices = <A, E, R>(services: Layer.Layer<A, E, R>) =>
+  services.pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive), Layer.provideMerge(TestAppLive))
 
 /** An organization, its owner's token and an integration token. */
 export const organization = Effect.gen(function* () {

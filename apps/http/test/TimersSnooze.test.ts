@@ -2,10 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ticketStreamId } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
-import { ServicesLive } from "../src/Services.js"
-import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { SnoozeTimer, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
-import { post, TestAppLive } from "./support/TestApp.js"
+import { post } from "./support/TestApp.js"
 import {
   organization,
   postMessage,
@@ -13,15 +11,12 @@ import {
   type TicketOrg,
   ticket,
   ticketPath,
-  updateTicket
+  updateTicket,
+  withTicketServices
 } from "./TicketsSupport.js"
 
 // The timer as a service (swept by the tests at chosen instants) and the service's own loop at its default interval.
-const TestLayer = Layer.mergeAll(SnoozeTimer.Default, SnoozeTimerLive).pipe(
-  Layer.provide(TicketServicesLive),
-  Layer.provide(ServicesLive),
-  Layer.provideMerge(TestAppLive)
-)
+const TestLayer = withTicketServices(Layer.mergeAll(SnoozeTimer.Default, SnoozeTimerLive))
 
 const sweepAt = (now: DateTime.Utc) => Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now))
 
@@ -29,6 +24,17 @@ const snooze = (org: TicketOrg, id: number, until: string) =>
   Effect.tap(post(ticketPath(org, id, "snooze/"), { token: org.ownerToken, json: { until } }), (response) =>
     assert.strictEqual(response.status, 200, response.text)
   )
+
+/** `count` tickets of a new organization, each snoozed for the next hour (until `until`). */
+const snoozedForAnHour = (count: number) =>
+  Effect.gen(function* () {
+    const org = yield* organization
+    const until = inMinutes(60)
+    const tickets = yield* Effect.forEach(Array.from({ length: count }), () =>
+      Effect.tap(ticket(org), (t) => snooze(org, t.id, until))
+    )
+    return { org, tickets, until }
+  })
 
 const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString()
 const instant = (iso: string, ms = 0) => DateTime.unsafeMake(Date.parse(iso) + ms)
@@ -115,12 +121,8 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
 
   it.effect("given a manual unsnooze or a customer's reply before, then the timer does nothing", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const manual = yield* ticket(org)
-      const replied = yield* ticket(org)
-      const until = inMinutes(60)
-      yield* snooze(org, manual.id, until)
-      yield* snooze(org, replied.id, until)
+      const { org, tickets, until } = yield* snoozedForAnHour(2)
+      const [manual, replied] = tickets
       const unsnoozed = yield* post(ticketPath(org, manual.id, "unsnooze/"), { token: org.ownerToken })
       assert.strictEqual(unsnoozed.status, 200)
       yield* postMessage(org, replied.id, { content: "Any news?", role: "customer" }, org.integration)
@@ -143,12 +145,8 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
     "given a snoozed ticket closed or marked as spam, then the snooze is cleared and the timer does nothing",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const closed = yield* ticket(org)
-        const spam = yield* ticket(org)
-        const until = inMinutes(60)
-        yield* snooze(org, closed.id, until)
-        yield* snooze(org, spam.id, until)
+        const { org, tickets, until } = yield* snoozedForAnHour(2)
+        const [closed, spam] = tickets
         assert.strictEqual(
           (yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })).status,
           200
