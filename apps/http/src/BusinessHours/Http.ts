@@ -4,7 +4,7 @@ import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { addFieldError, type FieldErrors, NotFound, ValidationError } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
-import { parseIntegerId } from "../Http/PathParams.js"
+import { integerIdOrNotFound } from "../Http/PathParams.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { created, noContent } from "../Http/Responses.js"
 import { SlaPolicies } from "../Sla/SlaPolicies.js"
@@ -45,11 +45,6 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
     const exceptions = yield* BusinessHoursExceptions
     // SLA due times count business hours: every change recomputes the organization's tickets (decision 0503).
     const sla = yield* SlaPolicies
-
-    const exceptionId = (pk: string) => {
-      const id = parseIntegerId(pk)
-      return id === undefined ? Effect.fail(new NotFound()) : Effect.succeed(id)
-    }
 
     return handlers
       .handle("get", ({ path }) =>
@@ -101,7 +96,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       .handle("getException", ({ path }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "business_hours.read")
-          const id = yield* exceptionId(path.pk)
+          const id = yield* integerIdOrNotFound(path.pk)
           return yield* exceptions
             .get(scope.organizationId, id)
             .pipe(Effect.catchTag("BusinessHoursExceptionNotFound", () => Effect.fail(notFound())))
@@ -110,7 +105,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       .handleRaw("updateException", ({ path, request }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "business_hours.write")
-          const id = yield* exceptionId(path.pk)
+          const id = yield* integerIdOrNotFound(path.pk)
           const body = yield* Effect.flatMap(RequestBody.read(request), exceptionBody)
           return yield* exceptions.update(scope.organizationId, id, body).pipe(
             Effect.catchTags({
@@ -125,7 +120,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
       .handleRaw("deleteException", ({ path }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "business_hours.write")
-          const id = yield* exceptionId(path.pk)
+          const id = yield* integerIdOrNotFound(path.pk)
           yield* exceptions
             .remove(scope.organizationId, id)
             .pipe(Effect.catchTag("BusinessHoursExceptionNotFound", () => Effect.fail(notFound())))

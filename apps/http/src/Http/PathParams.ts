@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { NotFound } from "./Errors.js"
 
 /**
  * `{organization_id}`: the organization's `public_id`. Declared as a plain string so HttpApi never answers 400
@@ -17,6 +18,12 @@ export const IntegerId = Schema.String.annotations({ jsonSchema: { type: "intege
 /** The integer an id path segment names, or undefined (answer 404) when it is not a positive integer. */
 export const parseIntegerId = (segment: string): number | undefined =>
   /^[1-9]\d{0,15}$/.test(segment) && Number.isSafeInteger(Number(segment)) ? Number(segment) : undefined
+
+/** The integer an id path segment names, or `NotFound` (404) when it is not a positive integer. */
+export const integerIdOrNotFound = (segment: string): Effect.Effect<number, NotFound> => {
+  const id = parseIntegerId(segment)
+  return id === undefined ? Effect.fail(new NotFound()) : Effect.succeed(id)
+}
 
 /** {@link parseIntegerId} for a typed id: the id a path segment names, branded by `make`, or undefined. */
 export const parseIntegerIdAs =

@@ -12,7 +12,7 @@ import { NotFound, Unauthorized, ValidationError } from "../Http/Errors.js"
 import * as Fields from "../Http/Fields.js"
 import { absoluteUrl } from "../Http/Links.js"
 import * as Pagination from "../Http/Pagination.js"
-import { parseIntegerId } from "../Http/PathParams.js"
+import { integerIdOrNotFound, parseIntegerId } from "../Http/PathParams.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { type Criteria, validateCriteria } from "../PresetFilters/Criteria.js"
 import { PresetFilters } from "../PresetFilters/PresetFilters.js"
@@ -99,15 +99,10 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         encodeTicketView(sla === undefined ? ticketView(ticket) : { ...ticketView(ticket), sla })
       )
 
-    const ticketIdOf = (segment: string) => {
-      const id = parseIntegerId(segment)
-      return id === undefined ? Effect.fail(new NotFound()) : Effect.succeed(id)
-    }
-
     const writeScope = (organizationId: string, ticketSegment: string, action: Action = "tickets.write") =>
       Effect.gen(function* () {
         const scope = yield* access.require(organizationId, action)
-        const ticketId = yield* ticketIdOf(ticketSegment)
+        const ticketId = yield* integerIdOrNotFound(ticketSegment)
         return { scope, ticketId, caller: yield* CurrentCaller }
       })
 
@@ -275,7 +270,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       .handle("messages", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "tickets.read")
-          const ticketId = yield* ticketIdOf(path.ticket_id)
+          const ticketId = yield* integerIdOrNotFound(path.ticket_id)
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* MessageOrdering.parse(urlParams.ordering)
           if (!(yield* queries.exists(scope.organizationId, ticketId))) return yield* new NotFound()
@@ -287,7 +282,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       .handle("message", ({ path }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "tickets.read")
-          const ticketId = yield* ticketIdOf(path.ticket_id)
+          const ticketId = yield* integerIdOrNotFound(path.ticket_id)
           const messageId = parseIntegerId(path.message_id)
           if (messageId === undefined) return yield* new NotFound()
           const view = yield* queries.message(scope.organizationId, ticketId, messageId)
