@@ -137,7 +137,7 @@ const run = Effect.gen(function* () {
     const ours = yield* organizations.create({ name: "Bench", createdBy: owner.id })
     const theirs = yield* organizations.create({ name: "Other", createdBy: owner.id })
     const token = (yield* (yield* Tokens).issuePersonal(owner.id)).token
-    const feedUrl = `http://127.0.0.1:${port}/organizations/${ours.public_id}/events/`
+    const feedUrl = `http://127.0.0.1:${port}/organizations/${ours.publicId}/events/`
 
     yield* Console.log(`machine:            ${machine()}`)
     yield* Console.log(`database:           ${database} (created for this run, dropped after)`)

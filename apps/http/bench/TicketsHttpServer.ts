@@ -167,7 +167,7 @@ const app = () => {
     const owner = yield* (yield* Users).ensure("bench-owner@example.com", "Bench Owner")
     const organization = yield* (yield* Organizations).create({ name: "Bench", createdBy: owner.id })
     const token = (yield* (yield* Tokens).issuePersonal(owner.id)).token
-    const base = `http://127.0.0.1:${port}/organizations/${organization.public_id}/tickets/`
+    const base = `http://127.0.0.1:${port}/organizations/${organization.publicId}/tickets/`
     const post = (path: string, body: unknown) =>
       Effect.promise(() =>
         fetch(`${base}${path}`, {
@@ -192,7 +192,7 @@ const app = () => {
     send({
       port,
       token,
-      organizationPath: `/organizations/${organization.public_id}/`,
+      organizationPath: `/organizations/${organization.publicId}/`,
       organizationId: organization.id,
       ticketIds
     })

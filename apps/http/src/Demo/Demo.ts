@@ -222,12 +222,12 @@ export const createDemo = (options: {
 
     const baseUrl = options.baseUrl ?? "http://127.0.0.1:3000"
     return {
-      organization: { id: organization.id, public_id: organization.public_id, name: organization.name },
+      organization: { id: organization.id, public_id: organization.publicId, name: organization.name },
       owner: { id: owner.id, email: owner.email },
       token: { id: token.id, kind: token.kind, token: token.token },
       inboxes: [support.id, billing.id],
       tickets,
       business_hours: { timezone: hours.timezone, is_open_now: hours.is_open_now, next_open: hours.next_open },
-      try: `curl -H "X-Service-Token: ${token.token}" ${baseUrl}/organizations/${organization.public_id}/tickets/`
+      try: `curl -H "X-Service-Token: ${token.token}" ${baseUrl}/organizations/${organization.publicId}/tickets/`
     }
   })

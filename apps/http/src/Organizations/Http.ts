@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
@@ -7,8 +7,13 @@ import { PermissionDenied } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { created } from "../Http/Responses.js"
-import { Organization, OrganizationCreate, OrganizationUpdate } from "./Organization.js"
+import { OrganizationWire, organizationWire } from "./Api.js"
+import { type Organization, OrganizationCreate, OrganizationUpdate } from "./Organization.js"
 import { OrganizationOrdering, Organizations } from "./Organizations.js"
+
+// The wire form reads the clock: a trial's remaining days are counted from now.
+const toWire = (organization: Organization) =>
+  Effect.map(DateTime.now, (now) => organizationWire(organization, DateTime.toDate(now)))
 
 /** Handlers of the `organizations` group. */
 export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (handlers) =>
@@ -21,11 +26,12 @@ export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (han
           const caller = yield* CurrentCaller
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* OrganizationOrdering.parse(urlParams.ordering)
-          return yield* Pagination.paginate(
+          const result = yield* Pagination.paginate(
             request,
             page,
-            organizations.list({ caller, search: urlParams.search ?? "", ordering, page })
+            organizations.list({ caller, search: urlParams.search ?? "", ordering })
           )
+          return { ...result, results: yield* Effect.forEach(result.results, toWire) }
         })
       )
       .handleRaw("create", ({ request }) =>
@@ -35,20 +41,21 @@ export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (han
             return yield* new PermissionDenied({ detail: "Integration tokens cannot create organizations." })
           const { name, ...settings } = yield* RequestBody.decode(request, OrganizationCreate)
           const organization = yield* organizations.create({ name, createdBy: caller.userId, settings })
-          return yield* created(request, Organization, organization, `/organizations/${organization.public_id}/`)
+          const location = `/organizations/${organization.publicId}/`
+          return yield* created(request, OrganizationWire, yield* toWire(organization), location)
         })
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "organization.read")
-          return yield* organizations.get(scope.organizationId)
+          return yield* toWire(yield* organizations.get(scope.organizationId))
         })
       )
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function* () {
           const scope = yield* access.require(path.organization_id, "organization.settings")
           const changes = yield* RequestBody.decode(request, OrganizationUpdate)
-          return yield* organizations.update(scope.organizationId, changes)
+          return yield* toWire(yield* organizations.update(scope.organizationId, changes))
         })
       )
   })

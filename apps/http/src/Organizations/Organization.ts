@@ -1,6 +1,5 @@
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
-import { NullableTimestamp, Timestamp, UserRef } from "../Http/Representation.js"
 
 /** How tickets of an organization are numbered for people (`docs/decisions/0402-organization-settings.md`). */
 export const TICKET_PUBLIC_ID_MODES = ["auto_numeric", "random_alphanumeric"] as const
@@ -24,56 +23,78 @@ export const LIMITS = {
   emailSubjectPrefix: 50
 } as const
 
-/** The organization's subscription. */
+/** The organization's subscription (read-only; managed outside the API). */
 export const Subscription = Schema.Struct({
   status: Schema.Literal(...SUBSCRIPTION_STATUSES),
-  plan_name: Schema.String,
-  plan_metric: Schema.String,
-  renews_at: NullableTimestamp,
-  ends_at: NullableTimestamp,
-  trial_ends_at: NullableTimestamp,
-  trial_days_remaining: Schema.Int.annotations({ description: "Whole days left in the trial; 0 when not trialing." }),
-  has_access_enabled: Schema.Boolean
-}).annotations({ identifier: "Subscription", description: "Read-only." })
+  planName: Schema.String,
+  planMetric: Schema.String,
+  renewsAt: Schema.NullOr(Schema.DateFromSelf),
+  endsAt: Schema.NullOr(Schema.DateFromSelf),
+  trialEndsAt: Schema.NullOr(Schema.DateFromSelf)
+})
 
-/** The organization's deletion plan. */
+/** The organization's subscription. */
+export type Subscription = typeof Subscription.Type
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** Whole days left in a trial at `now`; 0 when not trialing. */
+export const trialDaysRemaining = (subscription: Subscription, now: Date): number =>
+  subscription.status === "trialing" && subscription.trialEndsAt !== null
+    ? Math.max(0, Math.ceil((subscription.trialEndsAt.getTime() - now.getTime()) / DAY_MS))
+    : 0
+
+/** Whether the subscription lets the organization's people work (a trial or an active plan). */
+export const hasAccessEnabled = (subscription: Subscription): boolean =>
+  subscription.status === "trialing" || subscription.status === "active"
+
+/** The organization's deletion plan (read-only). */
 export const DeletionPlan = Schema.Struct({
   status: Schema.Literal(...DELETION_PLAN_STATUSES),
-  inactivity_detected_at: NullableTimestamp,
-  deletion_at: NullableTimestamp
-}).annotations({ identifier: "DeletionPlan", description: "Read-only." })
+  inactivityDetectedAt: Schema.NullOr(Schema.DateFromSelf),
+  deletionAt: Schema.NullOr(Schema.DateFromSelf)
+})
 
-const periodDescription = "Whole days; 0 turns it off."
+/** The user who created an organization. */
+export const Creator = Schema.Struct({
+  id: Schema.Int,
+  email: Schema.String,
+  name: Schema.String,
+  profilePictureUrl: Schema.String
+})
 
-/** An organization as the API shows it. */
+/** An organization: its public id, name, settings, subscription and deletion plan. */
 export const Organization = Schema.Struct({
   id: Schema.Int,
-  public_id: Schema.String.annotations({ description: "Used as `{organization_id}` in paths." }),
+  publicId: Schema.String,
   name: Schema.String,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-  created_by: Schema.NullOr(UserRef),
-  support_email: Schema.String,
-  deletion_plan: DeletionPlan,
-  subscription: Subscription,
-  customer_max_inactivity_period: Schema.Int.annotations({ description: periodDescription }),
-  customer_inactivity_reminder_period: Schema.Int.annotations({ description: periodDescription }),
-  site_url: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf,
+  createdBy: Schema.NullOr(Creator),
+  supportEmail: Schema.String,
+  siteUrl: Schema.String,
   description: Schema.String,
-  email_from_name: Schema.String,
-  email_subject_prefix: Schema.String,
-  enable_csat: Schema.Boolean,
-  enable_auto_tagging: Schema.Boolean,
-  enable_cc_email_routing: Schema.Boolean,
-  enable_self_service: Schema.Boolean,
-  enable_associate_signatures: Schema.Boolean,
-  enable_auto_stt: Schema.Boolean,
-  ticket_public_id_mode: Schema.Literal(...TICKET_PUBLIC_ID_MODES),
-  working_language: Schema.String.annotations({ description: "BCP 47 language tag, e.g. `en`." })
-}).annotations({ identifier: "Organization" })
+  emailFromName: Schema.String,
+  emailSubjectPrefix: Schema.String,
+  customerMaxInactivityPeriod: Schema.Int,
+  customerInactivityReminderPeriod: Schema.Int,
+  enableCsat: Schema.Boolean,
+  enableAutoTagging: Schema.Boolean,
+  enableCcEmailRouting: Schema.Boolean,
+  enableSelfService: Schema.Boolean,
+  enableAssociateSignatures: Schema.Boolean,
+  enableAutoStt: Schema.Boolean,
+  ticketPublicIdMode: Schema.Literal(...TICKET_PUBLIC_ID_MODES),
+  workingLanguage: Schema.String,
+  subscription: Subscription,
+  deletionPlan: DeletionPlan
+})
 
-/** An organization as the API shows it. */
+/** An organization. */
 export type Organization = typeof Organization.Type
+
+/** How the inactivity periods are described, in the bodies and the wire organization. */
+export const periodDescription = "Whole days; 0 turns it off."
 
 /** The settings a caller may write (everything but ids, timestamps, subscription and deletion plan). */
 const settings = {

@@ -1,10 +1,12 @@
-import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, Schema, Struct } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
+import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
-import type { Organization, OrganizationChanges } from "./Organization.js"
+import { DeletionPlan, Organization, type OrganizationChanges, Subscription } from "./Organization.js"
 import * as PublicId from "./PublicId.js"
 
 /** Orderings of the organization list. */
@@ -14,94 +16,91 @@ export const OrganizationOrdering = Ordering.make({
   tieBreaker: "o.id"
 })
 
-interface OrganizationRow {
-  readonly id: string
-  readonly publicId: string
-  readonly name: string
-  readonly createdAt: Date
-  readonly updatedAt: Date
-  readonly supportEmail: string
-  readonly siteUrl: string
-  readonly description: string
-  readonly emailFromName: string
-  readonly emailSubjectPrefix: string
-  readonly customerMaxInactivityPeriod: number
-  readonly customerInactivityReminderPeriod: number
-  readonly enableCsat: boolean
-  readonly enableAutoTagging: boolean
-  readonly enableCcEmailRouting: boolean
-  readonly enableSelfService: boolean
-  readonly enableAssociateSignatures: boolean
-  readonly enableAutoStt: boolean
-  readonly ticketPublicIdMode: Organization["ticket_public_id_mode"]
-  readonly workingLanguage: string
-  readonly subscriptionStatus: Organization["subscription"]["status"]
-  readonly subscriptionPlanName: string
-  readonly subscriptionPlanMetric: string
-  readonly subscriptionRenewsAt: Date | null
-  readonly subscriptionEndsAt: Date | null
-  readonly subscriptionTrialEndsAt: Date | null
-  readonly deletionStatus: Organization["deletion_plan"]["status"]
-  readonly deletionInactivityDetectedAt: Date | null
-  readonly deletionAt: Date | null
-  readonly creatorId: string | null
-  readonly creatorEmail: string | null
-  readonly creatorName: string | null
-  readonly creatorProfilePictureUrl: string | null
-}
+const NullableTimestamptz = Schema.NullOr(Timestamptz)
 
-const DAY_MS = 24 * 60 * 60 * 1000
-
-/** The wire representation of a row; `now` only feeds `trial_days_remaining`. */
-export const toOrganization = (row: OrganizationRow, now: Date): Organization => ({
-  id: Number(row.id),
-  public_id: row.publicId,
-  name: row.name,
-  created_at: row.createdAt,
-  updated_at: row.updatedAt,
-  created_by:
-    row.creatorId === null
-      ? null
-      : {
-          id: Number(row.creatorId),
-          email: row.creatorEmail ?? "",
-          name: row.creatorName ?? "",
-          profile_picture_url: row.creatorProfilePictureUrl ?? ""
-        },
-  support_email: row.supportEmail,
-  deletion_plan: {
-    status: row.deletionStatus,
-    inactivity_detected_at: row.deletionInactivityDetectedAt,
-    deletion_at: row.deletionAt
-  },
-  subscription: {
-    status: row.subscriptionStatus,
-    plan_name: row.subscriptionPlanName,
-    plan_metric: row.subscriptionPlanMetric,
-    renews_at: row.subscriptionRenewsAt,
-    ends_at: row.subscriptionEndsAt,
-    trial_ends_at: row.subscriptionTrialEndsAt,
-    trial_days_remaining:
-      row.subscriptionStatus === "trialing" && row.subscriptionTrialEndsAt !== null
-        ? Math.max(0, Math.ceil((row.subscriptionTrialEndsAt.getTime() - now.getTime()) / DAY_MS))
-        : 0,
-    has_access_enabled: row.subscriptionStatus === "trialing" || row.subscriptionStatus === "active"
-  },
-  customer_max_inactivity_period: row.customerMaxInactivityPeriod,
-  customer_inactivity_reminder_period: row.customerInactivityReminderPeriod,
-  site_url: row.siteUrl,
-  description: row.description,
-  email_from_name: row.emailFromName,
-  email_subject_prefix: row.emailSubjectPrefix,
-  enable_csat: row.enableCsat,
-  enable_auto_tagging: row.enableAutoTagging,
-  enable_cc_email_routing: row.enableCcEmailRouting,
-  enable_self_service: row.enableSelfService,
-  enable_associate_signatures: row.enableAssociateSignatures,
-  enable_auto_stt: row.enableAutoStt,
-  ticket_public_id_mode: row.ticketPublicIdMode,
-  working_language: row.workingLanguage
+/** A row of the organization select: the organization's columns and its creator's, flat. */
+const FlatRow = Schema.Struct({
+  ...Struct.omit(Organization.fields, "createdBy", "subscription", "deletionPlan"),
+  id: BigInt8,
+  createdAt: Timestamptz,
+  updatedAt: Timestamptz,
+  subscriptionStatus: Subscription.fields.status,
+  subscriptionPlanName: Schema.String,
+  subscriptionPlanMetric: Schema.String,
+  subscriptionRenewsAt: NullableTimestamptz,
+  subscriptionEndsAt: NullableTimestamptz,
+  subscriptionTrialEndsAt: NullableTimestamptz,
+  deletionStatus: DeletionPlan.fields.status,
+  deletionInactivityDetectedAt: NullableTimestamptz,
+  deletionAt: NullableTimestamptz,
+  creatorId: Schema.NullOr(BigInt8),
+  creatorEmail: Schema.NullOr(Schema.String),
+  creatorName: Schema.NullOr(Schema.String),
+  creatorProfilePictureUrl: Schema.NullOr(Schema.String)
 })
+
+/** A row of the organization select, decoded into an {@link Organization} (its subscription, plan and creator nested). */
+const OrganizationRow = Schema.transform(FlatRow, Schema.typeSchema(Organization), {
+  strict: true,
+  decode: (row) => {
+    const {
+      subscriptionStatus,
+      subscriptionPlanName,
+      subscriptionPlanMetric,
+      subscriptionRenewsAt,
+      subscriptionEndsAt,
+      subscriptionTrialEndsAt,
+      deletionStatus,
+      deletionInactivityDetectedAt,
+      deletionAt,
+      creatorId,
+      creatorEmail,
+      creatorName,
+      creatorProfilePictureUrl,
+      ...organization
+    } = row
+    return {
+      ...organization,
+      createdBy:
+        creatorId === null
+          ? null
+          : {
+              id: creatorId,
+              email: creatorEmail ?? "",
+              name: creatorName ?? "",
+              profilePictureUrl: creatorProfilePictureUrl ?? ""
+            },
+      subscription: {
+        status: subscriptionStatus,
+        planName: subscriptionPlanName,
+        planMetric: subscriptionPlanMetric,
+        renewsAt: subscriptionRenewsAt,
+        endsAt: subscriptionEndsAt,
+        trialEndsAt: subscriptionTrialEndsAt
+      },
+      deletionPlan: { status: deletionStatus, inactivityDetectedAt: deletionInactivityDetectedAt, deletionAt }
+    }
+  },
+  encode: ({ createdBy, subscription, deletionPlan, ...organization }) => ({
+    ...organization,
+    subscriptionStatus: subscription.status,
+    subscriptionPlanName: subscription.planName,
+    subscriptionPlanMetric: subscription.planMetric,
+    subscriptionRenewsAt: subscription.renewsAt,
+    subscriptionEndsAt: subscription.endsAt,
+    subscriptionTrialEndsAt: subscription.trialEndsAt,
+    deletionStatus: deletionPlan.status,
+    deletionInactivityDetectedAt: deletionPlan.inactivityDetectedAt,
+    deletionAt: deletionPlan.deletionAt,
+    creatorId: createdBy?.id ?? null,
+    creatorEmail: createdBy?.email ?? null,
+    creatorName: createdBy?.name ?? null,
+    creatorProfilePictureUrl: createdBy?.profilePictureUrl ?? null
+  })
+})
+
+/** The id `INSERT … RETURNING id` gives back. */
+const InsertedRow = Schema.Struct({ id: BigInt8 })
 
 // Wire names of writable settings → their columns (camelCase; the client turns them into snake_case).
 const columnsOf = (changes: OrganizationChanges): Record<string, unknown> => {
@@ -120,15 +119,21 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const select = sql`
-      SELECT o.*, u.id AS creator_id, u.email AS creator_email, u.name AS creator_name,
-             u.profile_picture_url AS creator_profile_picture_url
-      FROM organizations o LEFT JOIN users u ON u.id = o.created_by_id`
-
     const now = Effect.map(
       Effect.clockWith((clock) => clock.currentTimeMillis),
       (ms) => new Date(ms)
     )
+
+    const select = sql`
+      SELECT o.id, o.public_id, o.name, o.created_at, o.updated_at, o.support_email, o.site_url, o.description,
+             o.email_from_name, o.email_subject_prefix, o.customer_max_inactivity_period,
+             o.customer_inactivity_reminder_period, o.enable_csat, o.enable_auto_tagging, o.enable_cc_email_routing,
+             o.enable_self_service, o.enable_associate_signatures, o.enable_auto_stt, o.ticket_public_id_mode,
+             o.working_language, o.subscription_status, o.subscription_plan_name, o.subscription_plan_metric,
+             o.subscription_renews_at, o.subscription_ends_at, o.subscription_trial_ends_at, o.deletion_status,
+             o.deletion_inactivity_detected_at, o.deletion_at, u.id AS creator_id, u.email AS creator_email,
+             u.name AS creator_name, u.profile_picture_url AS creator_profile_picture_url
+      FROM organizations o LEFT JOIN users u ON u.id = o.created_by_id`
 
     const visibleTo = (caller: Caller) =>
       caller._tag === "Person"
@@ -140,32 +145,27 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
       readonly caller: Caller
       readonly search: string
       readonly ordering: Ordering.Ordering<string>
-      readonly page: Pagination.PageRequest
-    }) => {
-      const where = sql.and([
-        visibleTo(options.caller),
-        ...terms(options.search).map((term) => sql`o.search_name LIKE ${containsPattern(term)}`)
-      ])
-      const query = Pagination.page(sql, {
+    }): Pagination.PagedQuery<Organization> =>
+      Pagination.page(sql, {
         from: sql`organizations o`,
         select,
-        where,
+        where: sql.and([
+          visibleTo(options.caller),
+          ...terms(options.search).map((term) => sql`o.search_name LIKE ${containsPattern(term)}`)
+        ]),
         ordering: options.ordering,
-        decode: (row: OrganizationRow) => row
+        rows: { table: "organizations", schema: OrganizationRow }
       })
-      // The wire shape depends on the clock (trial state), so rows are turned into organizations after the fetch.
-      return {
-        count: query.count,
-        fetch: (window: Pagination.Window) =>
-          Effect.zipWith(query.fetch(window), now, (rows, at) => rows.map((row) => toOrganization(row, at)))
-      }
-    }
 
-    /** One organization by its numeric id. */
-    const get = (id: number) =>
-      Effect.zipWith(sql<OrganizationRow>`${select} WHERE o.id = ${id}`, now, (rows, at) =>
-        toOrganization(rows[0]!, at)
-      ).pipe(Effect.orDie)
+    const findOne = SqlSchema.single({
+      Request: Schema.Number,
+      Result: OrganizationRow,
+      execute: (id) => sql`${select} WHERE o.id = ${id}`
+    })
+
+    /** One organization by its numeric id (an organization the caller's scope names, so it exists). */
+    const get = (id: number): Effect.Effect<Organization> =>
+      findOne(id).pipe(dieUndecodable("organizations"), Effect.orDie, Effect.withSpan("Organizations.get"))
 
     /** Creates an organization; its creator becomes its owner. Retries the rare public-id collision. */
     const create = (options: {
@@ -175,24 +175,32 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
     }) =>
       Effect.gen(function* () {
         // A fresh public id per attempt; a collision (unique violation) is skipped rather than failing the transaction.
-        const insert = Effect.suspend(
-          () => sql<{ readonly id: string }>`
+        const insert = SqlSchema.findOne({
+          Request: Schema.String,
+          Result: InsertedRow,
+          execute: (publicId) => sql`
             INSERT INTO organizations ${sql.insert({
               ...columnsOf(options.settings ?? {}),
               name: options.name,
               searchName: fold(options.name),
-              publicId: PublicId.generate(options.name),
+              publicId,
               createdById: options.createdBy
             })}
             ON CONFLICT (public_id) DO NOTHING
             RETURNING id`
-        )
-        let rows = yield* insert
-        for (let attempt = 0; rows.length === 0 && attempt < 5; attempt++) rows = yield* insert
-        const id = Number(rows[0]!.id)
+        })
+        let inserted = yield* insert(PublicId.generate(options.name))
+        for (let attempt = 0; Option.isNone(inserted) && attempt < 5; attempt++)
+          inserted = yield* insert(PublicId.generate(options.name))
+        const id = Option.getOrThrow(inserted).id
         yield* sql`INSERT INTO memberships ${sql.insert({ organizationId: id, userId: options.createdBy, role: "owner" })}`
         return yield* get(id)
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("Organizations.create"))
+      }).pipe(
+        sql.withTransaction,
+        dieUndecodable("organizations"),
+        Effect.orDie,
+        Effect.withSpan("Organizations.create")
+      )
 
     /** Applies changes to the writable settings and bumps `updated_at`. */
     const update = (id: number, changes: OrganizationChanges) =>

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto"
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import type { MemberRole } from "../../src/Auth/CurrentCaller.js"
 import { Tokens } from "../../src/Auth/Tokens.js"
-import type { Organization } from "../../src/Organizations/Organization.js"
+import { type OrganizationWire, organizationWire } from "../../src/Organizations/Api.js"
 import { Organizations } from "../../src/Organizations/Organizations.js"
 import { Memberships } from "../../src/Users/Memberships.js"
 import { Users } from "../../src/Users/Users.js"
@@ -12,7 +12,8 @@ export const uniqueEmail = (label = "user") => `${label}-${randomBytes(4).toStri
 
 /** An organization with its owner and the owner's personal token. */
 export interface OrgFixture {
-  readonly organization: Organization
+  /** The organization as the API shows it. */
+  readonly organization: OrganizationWire
   readonly ownerId: number
   readonly ownerEmail: string
   readonly ownerToken: string
@@ -31,11 +32,11 @@ export const organization = (name = `Org ${randomBytes(3).toString("hex")}`) =>
     const organization = yield* organizations.create({ name, createdBy: owner.id })
     const token = yield* tokens.issuePersonal(owner.id)
     return {
-      organization,
+      organization: organizationWire(organization, DateTime.toDate(yield* DateTime.now)),
       ownerId: owner.id,
       ownerEmail,
       ownerToken: token.token,
-      path: `/organizations/${organization.public_id}/`
+      path: `/organizations/${organization.publicId}/`
     } satisfies OrgFixture
   })
 
