@@ -1,20 +1,22 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { matches, type PresetFilterCriteria } from "@helpdesk/domain"
-import { DateTime, Effect, Layer, Schedule } from "effect"
-import { ServicesLive } from "../src/Services.js"
+import { DateTime, Effect, Schedule } from "effect"
 import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
 import { recomputeOrganization } from "../src/Sla/SlaState.js"
 import { decodeStoredTicketView } from "../src/Tickets/ReadModel/StoredViews.js"
-import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
-import { get, post, TestAppLive } from "./support/TestApp.js"
-import { organization, postMessage, type TicketOrg, ticket, ticketPath, updateTicket } from "./TicketsSupport.js"
+import { get, post } from "./support/TestApp.js"
+import {
+  organization,
+  postMessage,
+  type TicketOrg,
+  ticket,
+  ticketPath,
+  updateTicket,
+  withTicketServices
+} from "./TicketsSupport.js"
 
-const TestLayer = SlaBreachTimer.Default.pipe(
-  Layer.provide(TicketServicesLive),
-  Layer.provide(ServicesLive),
-  Layer.provideMerge(TestAppLive)
-)
+const TestLayer = withTicketServices(SlaBreachTimer.Default)
 
 /** A ticket an integration recorded from the customer (no reply yet). */
 const inbound = (org: TicketOrg, body: Record<string, unknown> = {}) =>

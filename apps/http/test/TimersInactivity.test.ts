@@ -1,11 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect } from "effect"
 import { backfillWaitingSince } from "../src/Database/migrations/0071_timers.js"
-import { ServicesLive } from "../src/Services.js"
-import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { InactivityTimer } from "../src/Timers/InactivityTimer.js"
-import { get, patch, post, TestAppLive } from "./support/TestApp.js"
+import { get, patch, post } from "./support/TestApp.js"
 import {
   organization,
   outbox,
@@ -14,14 +12,11 @@ import {
   type TicketOrg,
   ticket,
   ticketPath,
-  updateTicket
+  updateTicket,
+  withTicketServices
 } from "./TicketsSupport.js"
 
-const TestLayer = InactivityTimer.Default.pipe(
-  Layer.provide(TicketServicesLive),
-  Layer.provide(ServicesLive),
-  Layer.provideMerge(TestAppLive)
-)
+const TestLayer = withTicketServices(InactivityTimer.Default)
 
 const DAY = 86_400_000
 
@@ -75,6 +70,19 @@ const systemMessages = (org: TicketOrg, id: number) =>
 
 const reminders = { enable_inactivity_reminders: true, customer_inactivity_reminder_period: 2 }
 const autoClose = { enable_auto_close_inactive_tickets: true, customer_max_inactivity_period: 5 }
+
+/** An inbox's two rules both switched on or off, with its periods (days; null inherits the organization's). */
+const rules = (on: boolean, reminderPeriod: number | null, maxPeriod: number | null) => ({
+  enable_inactivity_reminders: on,
+  enable_auto_close_inactive_tickets: on,
+  customer_inactivity_reminder_period: reminderPeriod,
+  customer_max_inactivity_period: maxPeriod
+})
+
+/** The organization's periods (days), as `waitingTicket`'s options. */
+const organizationPeriods = (reminderPeriod: number, maxPeriod: number) => ({
+  organization: { customer_inactivity_reminder_period: reminderPeriod, customer_max_inactivity_period: maxPeriod }
+})
 
 layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
   it.effect(
@@ -207,15 +215,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
 
   it.effect("given the inbox's rules switched off, then nothing happens, whatever the periods", () =>
     Effect.gen(function* () {
-      const { org, t, since } = yield* waitingTicket(
-        {
-          enable_inactivity_reminders: false,
-          enable_auto_close_inactive_tickets: false,
-          customer_inactivity_reminder_period: 1,
-          customer_max_inactivity_period: 2
-        },
-        { organization: { customer_inactivity_reminder_period: 1, customer_max_inactivity_period: 2 } }
-      )
+      const { org, t, since } = yield* waitingTicket(rules(false, 1, 2), organizationPeriods(1, 2))
       yield* sweepAt(after(since, 100))
       assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
@@ -224,15 +224,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
 
   it.effect("given the inbox's periods are null, then the organization's apply", () =>
     Effect.gen(function* () {
-      const { org, t, since } = yield* waitingTicket(
-        {
-          enable_inactivity_reminders: true,
-          enable_auto_close_inactive_tickets: true,
-          customer_inactivity_reminder_period: null,
-          customer_max_inactivity_period: null
-        },
-        { organization: { customer_inactivity_reminder_period: 1, customer_max_inactivity_period: 3 } }
-      )
+      const { org, t, since } = yield* waitingTicket(rules(true, null, null), organizationPeriods(1, 3))
       const inbox = yield* get(`${org.path}inboxes/${t.inbox.id}/`, { token: org.ownerToken })
       assert.strictEqual(inbox.body.customer_max_inactivity_period_inherited, true)
       yield* sweepAt(after(since, 1, -1))
@@ -247,18 +239,10 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
 
   it.effect("given a period of 0, then that rule is off (the inbox's 0 overrides the organization's)", () =>
     Effect.gen(function* () {
-      const inboxZero = yield* waitingTicket(
-        {
-          enable_inactivity_reminders: true,
-          enable_auto_close_inactive_tickets: true,
-          customer_inactivity_reminder_period: 0,
-          customer_max_inactivity_period: 0
-        },
-        { organization: { customer_inactivity_reminder_period: 1, customer_max_inactivity_period: 2 } }
-      )
+      const inboxZero = yield* waitingTicket(rules(true, 0, 0), organizationPeriods(1, 2))
       const orgZero = yield* waitingTicket(
         { enable_inactivity_reminders: true, enable_auto_close_inactive_tickets: true },
-        { organization: { customer_inactivity_reminder_period: 0, customer_max_inactivity_period: 0 } }
+        organizationPeriods(0, 0)
       )
       // Only the reminder is off: auto-close still applies on its own.
       const reminderOff = yield* waitingTicket({
