@@ -50,8 +50,6 @@ const CompanyRow = Schema.transformOrFail(CompanyColumns, Schema.typeSchema(Comp
   encode: (company, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, company, "company rows are only read"))
 })
 
-const OrganizationCompany = Schema.Struct({ organizationId: Schema.Number, id: CompanyId })
-
 /** The key under which company names are unique in an organization. */
 export const companyNameKey = (name: string): string => name.trim().toLowerCase()
 
@@ -65,6 +63,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const companyRows = Repository.table("companies", CompanyRow)
 
     // A default assignee who left the organization shows as null (the stored id stays, in case they return).
     const select = sql`
@@ -82,17 +81,11 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       (ms) => new Date(ms)
     )
 
-    const findOne = Repository.findOne({
-      table: "companies",
-      span: "Companies.findById",
-      Request: OrganizationCompany,
-      Result: CompanyRow,
-      execute: ({ organizationId, id }) => sql`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
-    })
-
     /** The company with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: CompanyId): Effect.Effect<Company | undefined> =>
-      findOne({ organizationId, id })
+    const findById = companyRows.findById(
+      "Companies.findById",
+      (organizationId, id: CompanyId) => sql`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
+    )
 
     const requireMember = (organizationId: number, userId: number | null | undefined) =>
       userId === null || userId === undefined
@@ -204,7 +197,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
         select,
         where,
         ordering: options.ordering,
-        rows: { table: "companies", schema: CompanyRow }
+        rows: companyRows
       })
     }
 

@@ -38,8 +38,6 @@ const CustomerRow = Schema.transformOrFail(CustomerColumns, Schema.typeSchema(Cu
     ParseResult.fail(new ParseResult.Forbidden(ast, customer, "customer rows are only read"))
 })
 
-const OrganizationCustomer = Schema.Struct({ organizationId: Schema.Number, id: CustomerId })
-
 /** An address as stored: trimmed, its domain lower-cased (the local part keeps its case, as people typed it). */
 export const normalizeCustomerEmail = (email: string): string => {
   const value = email.trim()
@@ -50,7 +48,14 @@ export const normalizeCustomerEmail = (email: string): string => {
 /** The key under which customer addresses are unique in an organization: the whole address lower-cased. */
 export const customerEmailKey = (email: string): string => email.trim().toLowerCase()
 
-const searchText = (name: string, email: string) => fold(`${name} ${email}`)
+/** The stored columns of a customer's name and address: the address's key and domain, the folded search text. */
+const nameAndEmailColumns = (name: string, email: string) => ({
+  name,
+  email,
+  emailKey: customerEmailKey(email),
+  emailDomain: domainOfEmail(email),
+  searchText: fold(`${name} ${email}`)
+})
 
 /** Filters of the customer list. */
 export interface CustomerFilter {
@@ -74,22 +79,17 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const customerRows = Repository.table("customers", CustomerRow)
 
     const select = sql`
       SELECT c.id, c.name, c.email, c.is_spam, c.is_company_manager, c.company_id, co.name AS company_name
       FROM customers c LEFT JOIN companies co ON co.id = c.company_id`
 
-    const findOne = Repository.findOne({
-      table: "customers",
-      span: "Customers.findById",
-      Request: OrganizationCustomer,
-      Result: CustomerRow,
-      execute: ({ organizationId, id }) => sql`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
-    })
-
     /** The customer with this id in the organization, or undefined (another organization's is not found). */
-    const findById = (organizationId: number, id: CustomerId): Effect.Effect<Customer | undefined> =>
-      findOne({ organizationId, id })
+    const findById = customerRows.findById(
+      "Customers.findById",
+      (organizationId, id: CustomerId) => sql`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
+    )
 
     const findOneByEmail = Repository.findOne({
       table: "customers",
@@ -124,11 +124,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
         const rows = yield* sql<{ readonly id: string }>`
           INSERT INTO customers ${sql.insert({
             organizationId,
-            name,
-            email,
-            emailKey: customerEmailKey(email),
-            emailDomain: domainOfEmail(email),
-            searchText: searchText(name, email)
+            ...nameAndEmailColumns(name, email)
           })}
           ON CONFLICT (organization_id, email_key) DO UPDATE
             SET name = EXCLUDED.name, search_text = EXCLUDED.search_text, updated_at = now()
@@ -165,11 +161,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
         const rows = yield* sql<{ readonly id: string }>`
           INSERT INTO customers ${sql.insert({
             organizationId,
-            name,
-            email,
-            emailKey: customerEmailKey(email),
-            emailDomain: domainOfEmail(email),
-            searchText: searchText(name, email),
+            ...nameAndEmailColumns(name, email),
             isSpam: input.is_spam ?? false,
             companyId,
             isCompanyManager: input.is_company_manager ?? false
@@ -207,11 +199,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
         const name = changes.name ?? current.name
         const email = changes.email === undefined ? current.email : normalizeCustomerEmail(changes.email)
         const columns: Record<string, unknown> = {
-          name,
-          email,
-          emailKey: customerEmailKey(email),
-          emailDomain: domainOfEmail(email),
-          searchText: searchText(name, email),
+          ...nameAndEmailColumns(name, email),
           companyId,
           isCompanyManager,
           ...(changes.is_spam === undefined ? {} : { isSpam: changes.is_spam })
@@ -260,7 +248,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
         select,
         where,
         ordering: options.ordering,
-        rows: { table: "customers", schema: CustomerRow }
+        rows: customerRows
       })
     }
 

@@ -40,6 +40,31 @@ export const returning =
       dieUndecodable(table)
     )
 
+/**
+ * The rows of `table` as a repository reads them, decoded by `schema`: `findById`, the organization's item with an
+ * id or undefined (under the span `span`), and `returning`, the first row a statement returns. Its `table` and
+ * `schema` are the `rows` of `Pagination.page`.
+ */
+export const table = <A, AI>(table: string, schema: Schema.Schema<A, AI>) => ({
+  table,
+  schema,
+  findById: <Id>(
+    span: string,
+    select: (organizationId: number, id: Id) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
+  ): ((organizationId: number, id: Id) => Effect.Effect<A | undefined>) => {
+    // Ids are typed by `select`; they reach the statement as they are.
+    const find = findOne({
+      table,
+      span,
+      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Any }),
+      Result: schema,
+      execute: ({ organizationId, id }) => select(organizationId, id as Id)
+    })
+    return (organizationId, id) => find({ organizationId, id })
+  },
+  returning: returning(table, schema)
+})
+
 /** The item found, or the failure `notFound()` when there is none (a write that touched no row of this id). */
 export const orNotFound =
   <N>(notFound: () => N) =>

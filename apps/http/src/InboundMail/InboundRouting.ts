@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Config, Effect } from "effect"
-import { DEFAULT_INBOX_EMAIL_DOMAIN } from "../Inboxes/EmailPrefix.js"
+import { Effect } from "effect"
+import { inboxEmailDomain } from "../Inboxes/EmailPrefix.js"
 import { normalizeAddress } from "./InboundMessage.js"
 
 /** Where an inbound mail goes: an organization, and the inbox its recipient names (`undefined`: the default). */
@@ -39,11 +39,7 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const domain = yield* Config.string("INBOX_EMAIL_DOMAIN").pipe(
-      Config.withDefault(DEFAULT_INBOX_EMAIL_DOMAIN),
-      Effect.map((value) => value.trim().toLowerCase() || DEFAULT_INBOX_EMAIL_DOMAIN),
-      Effect.orDie
-    )
+    const domain = yield* Effect.orDie(inboxEmailDomain)
     const suffix = `.${domain}`
 
     /** The organization label of an address at `{label}.{INBOX_EMAIL_DOMAIN}`, or undefined. */

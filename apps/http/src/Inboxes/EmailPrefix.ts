@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Config, Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 
 /** Longest e-mail prefix: the longest local part an e-mail address may have. */
@@ -41,6 +41,12 @@ export const emailPrefix = Fields.make(
 
 /** Default domain of inbox addresses when `INBOX_EMAIL_DOMAIN` is not set. */
 export const DEFAULT_INBOX_EMAIL_DOMAIN = "helpdesk.localhost"
+
+/** `INBOX_EMAIL_DOMAIN`, the domain inbox addresses are under: lower-cased, the default when unset or blank. */
+export const inboxEmailDomain: Config.Config<string> = Config.string("INBOX_EMAIL_DOMAIN").pipe(
+  Config.withDefault(DEFAULT_INBOX_EMAIL_DOMAIN),
+  Config.map((value) => value.trim().toLowerCase() || DEFAULT_INBOX_EMAIL_DOMAIN)
+)
 
 /**
  * The address customers write to: `{prefix}@{organization public id}.{domain}`. The organization's own

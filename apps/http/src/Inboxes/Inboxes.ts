@@ -1,10 +1,10 @@
 import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
-import { Config, Effect, Option, ParseResult, Schema, Struct } from "effect"
+import { Effect, Option, ParseResult, Schema, Struct } from "effect"
 import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import { DEFAULT_INBOX_EMAIL_DOMAIN, inboxEmailAddress } from "./EmailPrefix.js"
+import { inboxEmailAddress, inboxEmailDomain } from "./EmailPrefix.js"
 import { Inbox, type InboxCreate, InboxId, type InboxUpdate } from "./Inbox.js"
 import { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./InboxErrors.js"
 
@@ -77,13 +77,10 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const domain = yield* Config.string("INBOX_EMAIL_DOMAIN").pipe(
-      Config.withDefault(DEFAULT_INBOX_EMAIL_DOMAIN),
-      Effect.map((value) => value.trim().toLowerCase() || DEFAULT_INBOX_EMAIL_DOMAIN),
-      Effect.orDie
-    )
+    const domain = yield* Effect.orDie(inboxEmailDomain)
 
     const Row = InboxRow(domain)
+    const inboxRows = Repository.table("inboxes", Row)
     const select = sql`
       SELECT i.id, i.name, i.email_prefix, i.is_default, i.auto_reply_during_enabled, i.auto_reply_outside_enabled,
              i.auto_reply_during_template, i.auto_reply_outside_template, i.enable_inactivity_reminders,
@@ -101,17 +98,11 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       (ms) => new Date(ms)
     )
 
-    const findOne = Repository.findOne({
-      table: "inboxes",
-      span: "Inboxes.findById",
-      Request: Schema.Struct({ organizationId: Schema.Number, id: InboxId }),
-      Result: Row,
-      execute: ({ organizationId, id }) => sql`${select} WHERE i.organization_id = ${organizationId} AND i.id = ${id}`
-    })
-
     /** The inbox with this id in the organization, or undefined (another organization's inbox is not found). */
-    const findById = (organizationId: number, id: InboxId): Effect.Effect<Inbox | undefined> =>
-      findOne({ organizationId, id })
+    const findById = inboxRows.findById(
+      "Inboxes.findById",
+      (organizationId, id: InboxId) => sql`${select} WHERE i.organization_id = ${organizationId} AND i.id = ${id}`
+    )
 
     // Moving the default flag is serialised per organization on its row, so two concurrent moves never both
     // find "no other default" and trip the partial unique index.
@@ -224,7 +215,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
         select,
         where: sql`i.organization_id = ${organizationId}`,
         ordering: options.ordering,
-        rows: { table: "inboxes", schema: Row }
+        rows: inboxRows
       })
 
     return { findById, defaultFor, create, update, list } as const

@@ -22,6 +22,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const policyRows = Repository.table("hd_sla_policies", StoredSlaPolicy)
     const columns = sql`id, name, position, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes,
       resolution_minutes, business_hours, pause_when_waiting_on_customer, pause_when_snoozed, created_at, updated_at`
 
@@ -33,18 +34,12 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
       (ms) => new Date(ms)
     )
 
-    const findOne = Repository.findOne({
-      table: "hd_sla_policies",
-      span: "SlaPolicies.findById",
-      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
-      Result: StoredSlaPolicy,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-
     /** The policy with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: number): Effect.Effect<StoredSlaPolicy | undefined> =>
-      findOne({ organizationId, id })
+    const findById = policyRows.findById(
+      "SlaPolicies.findById",
+      (organizationId, id: number) =>
+        sql`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`
+    )
 
     /** Recomputes the organization's tickets (after a change of policies or business hours), in its own transaction. */
     const recompute = (organizationId: number): Effect.Effect<number> =>
@@ -106,7 +101,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
                 WHERE organization_id = ${organizationId} AND id = ${id}
                 RETURNING ${columns}`
         ).pipe(
-          Repository.returning("hd_sla_policies", StoredSlaPolicy),
+          policyRows.returning,
           Repository.orNotFound(() => new SlaPolicyNotFound({ id }))
         )
         if (Object.keys(set).length > 0) yield* recomputeIn(organizationId)

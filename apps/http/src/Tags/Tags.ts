@@ -17,31 +17,24 @@ export const TagOrdering = Ordering.make({
 /** A row of `tags` (`id, name, color`): a {@link Tag}. */
 const TagRow = Schema.Struct({ ...Tag.fields, id: int8(TagId) })
 
-const OrganizationTag = Schema.Struct({ organizationId: Schema.Number, id: TagId })
-
 /** Ticket tags of organizations: names unique per organization ignoring case (docs/decisions/0554-tags.md). */
 export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const tagRows = Repository.table("tags", TagRow)
 
     const now = Effect.map(
       Effect.clockWith((clock) => clock.currentTimeMillis),
       (ms) => new Date(ms)
     )
 
-    const findOne = Repository.findOne({
-      table: "tags",
-      span: "Tags.findById",
-      Request: OrganizationTag,
-      Result: TagRow,
-      execute: ({ organizationId, id }) =>
-        sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-
     /** The tag with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: TagId): Effect.Effect<Tag | undefined> =>
-      findOne({ organizationId, id })
+    const findById = tagRows.findById(
+      "Tags.findById",
+      (organizationId, id: TagId) =>
+        sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`
+    )
 
     const findAllById = SqlSchema.findAll({
       Request: Schema.Struct({ organizationId: Schema.Number, ids: Schema.Array(Schema.Number) }),
@@ -138,7 +131,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
                   WHERE organization_id = ${organizationId} AND id = ${id}
                   RETURNING id, name, color`
         ).pipe(
-          Repository.returning("tags", TagRow),
+          tagRows.returning,
           Repository.orNotFound(() => new TagNotFound({ id }))
         )
       }).pipe(Effect.catchTag("SqlError", nameTaken(changes.name)), Effect.withSpan("Tags.update"))
@@ -169,7 +162,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
         select: sql`SELECT id, name, color FROM tags`,
         where,
         ordering: options.ordering,
-        rows: { table: "tags", schema: TagRow }
+        rows: tagRows
       })
     }
 

@@ -31,6 +31,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const webhookRows = Repository.table("hd_webhooks", StoredWebhook)
     const allowPrivate = yield* allowPrivateFromEnv.pipe(Effect.orDie)
     const columns = sql.literal(
       "id, url, event_types, active, disabled_reason, disabled_at, secret_rotated_at, created_at, updated_at, secret"
@@ -56,18 +57,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         ON CONFLICT (consumer_id) DO UPDATE
           SET last_tx = excluded.last_tx, last_position = excluded.last_position, updated_at = now()`
 
-    const findOne = Repository.findOne({
-      table: "hd_webhooks",
-      span: "Webhooks.findById",
-      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
-      Result: StoredWebhook,
-      execute: ({ id, organizationId }) =>
-        sql`SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id}`
-    })
-
     /** The webhook with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: number): Effect.Effect<StoredWebhook | undefined> =>
-      findOne({ organizationId, id })
+    const findById = webhookRows.findById(
+      "Webhooks.findById",
+      (organizationId, id: number) =>
+        sql`SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id}`
+    )
 
     /** Creates a webhook with a new secret, reading the global log from its end. */
     const create = (
@@ -110,7 +105,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
           Effect.gen(function* () {
             const current = yield* sql`
               SELECT ${columns} FROM hd_webhooks WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`.pipe(
-              Repository.returning("hd_webhooks", StoredWebhook),
+              webhookRows.returning,
               Repository.orNotFound(() => new WebhookNotFound({ id }))
             )
             const columnsToSet: Record<string, unknown> = { updatedAt: new Date() }
@@ -149,7 +144,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
             secret = ${secret}, secret_rotated_at = now(), updated_at = now()
           WHERE organization_id = ${organizationId} AND id = ${id}
           RETURNING ${columns}`.pipe(
-          Repository.returning("hd_webhooks", StoredWebhook),
+          webhookRows.returning,
           Repository.orNotFound(() => new WebhookNotFound({ id }))
         )
         return { ...webhook, secret }
