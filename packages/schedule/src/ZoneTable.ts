@@ -272,16 +272,19 @@ export const offsetAt = (table: ZoneTable, instant: number): number => {
     if (table.fallback === undefined) table.fallback = makeOffsetProbe(table.timeZone)
     return table.fallback(instant)
   }
-  const transitions = table.transitions
+  return table.offsets[countAtOrBefore(table.transitions, instant)]!
+}
+
+/** How many of the ascending `sorted` values are at or before `value` (a binary search). */
+const countAtOrBefore = (sorted: Float64Array, value: number): number => {
   let low = 0
-  let high = transitions.length
-  // Number of transitions at or before `instant`.
+  let high = sorted.length
   while (low < high) {
     const mid = (low + high) >>> 1
-    if (transitions[mid]! <= instant) low = mid + 1
+    if (sorted[mid]! <= value) low = mid + 1
     else high = mid
   }
-  return table.offsets[low]!
+  return low
 }
 
 /**
@@ -292,15 +295,8 @@ export const offsetAt = (table: ZoneTable, instant: number): number => {
 export const resolveWallTime = (table: ZoneTable, wall: number): number => {
   if (wall < table.windowStart + 2 * DAY_MS || wall >= table.windowEnd - 2 * DAY_MS)
     return resolveWithProbe(table, wall)
-  const from = table.ambiguousFrom
-  let low = 0
-  let high = from.length
   // Number of transitions whose skipped or repeated wall times start at or before `wall`.
-  while (low < high) {
-    const mid = (low + high) >>> 1
-    if (from[mid]! <= wall) low = mid + 1
-    else high = mid
-  }
+  const low = countAtOrBefore(table.ambiguousFrom, wall)
   if (low === 0) return wall - table.offsets[0]!
   // Inside a gap the offset before the gap applies (moving the time forward); inside a repeated hour
   // the offset before the transition is the larger one (the earlier instant). Both: offsets[low - 1].
