@@ -135,6 +135,15 @@ export interface MessageView extends Schema.Schema.Type<typeof MessageView> {}
 const failureReasonOf = (delivery: Delivery | null): string =>
   delivery === null ? "" : delivery.failureReason !== "" ? delivery.failureReason : delivery.refusal
 
+/** The delivery fields of a view from an e-mail's delivery (all empty when no e-mail went out). */
+const deliveryFieldsOf = (delivery: Delivery | null): DeliveryFields => ({
+  deliveryStatus: delivery?.status ?? null,
+  sentAt: delivery?.sentAt ?? null,
+  readAt: delivery?.readAt ?? null,
+  failedAt: delivery?.failedAt ?? null,
+  deliveryFailureReason: failureReasonOf(delivery)
+})
+
 /** The ticket view of a ticket state. */
 export const ticketView = (t: Ticket): TicketView => ({
   id: t.id,
@@ -176,11 +185,7 @@ export const ticketView = (t: Ticket): TicketView => ({
   tags: t.tags,
   language: t.language,
   isSpam: t.isSpam,
-  deliveryStatus: t.createEmailDelivery?.status ?? null,
-  sentAt: t.createEmailDelivery?.sentAt ?? null,
-  readAt: t.createEmailDelivery?.readAt ?? null,
-  failedAt: t.createEmailDelivery?.failedAt ?? null,
-  deliveryFailureReason: failureReasonOf(t.createEmailDelivery)
+  ...deliveryFieldsOf(t.createEmailDelivery)
 })
 
 /** The message view of one message of a ticket. */
@@ -204,11 +209,7 @@ export const messageView = (ticketId: number, m: MessageState): MessageView => (
   isVisibleToCustomer: m.isVisibleToCustomer,
   externalRecipientEmails: m.externalRecipientEmails,
   bccRecipientEmails: m.bccRecipientEmails,
-  deliveryStatus: m.delivery?.status ?? null,
-  sentAt: m.delivery?.sentAt ?? null,
-  readAt: m.delivery?.readAt ?? null,
-  failedAt: m.delivery?.failedAt ?? null,
-  deliveryFailureReason: failureReasonOf(m.delivery)
+  ...deliveryFieldsOf(m.delivery)
 })
 
 const fold = (events: Iterable<TicketEvent>): TicketState => evolveAll(events)
