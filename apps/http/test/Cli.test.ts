@@ -76,6 +76,13 @@ const only = (printed: ReadonlyArray<Record<string, unknown>>): any => {
   return printed[0]
 }
 
+/** Creates an organization with `helpdesk org create`; answers what it printed and the public id. */
+const createdOrganization = (name: string, ownerEmail: string) =>
+  Effect.map(helpdesk("org", "create", "--name", name, "--owner-email", ownerEmail), (run) => {
+    const created = only(run.printed)
+    return { created, org: created.organization.public_id as string }
+  })
+
 const failureMessage = (result: { _tag: string; left?: unknown }) => {
   assert.strictEqual(result._tag, "Left")
   assert.instanceOf(result.left, CliError)
@@ -143,10 +150,7 @@ layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
 
   it.effect("user add + token create --user: the member reads but cannot write", () =>
     Effect.gen(function* () {
-      const created = only(
-        (yield* helpdesk("org", "create", "--name", "Beta", "--owner-email", "o@beta.example")).printed
-      )
-      const org = created.organization.public_id as string
+      const { org } = yield* createdOrganization("Beta", "o@beta.example")
       const added = yield* helpdesk("user", "add", "--org", org, "--email", "m@beta.example", "--role", "member")
       assert.deepInclude(only(added.printed), { organization: org, role: "member" })
       const issued = only((yield* helpdesk("token", "create", "--org", org, "--user", "m@beta.example")).printed)
@@ -165,10 +169,7 @@ layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
 
   it.effect("user add never demotes the last owner; with a second owner it does", () =>
     Effect.gen(function* () {
-      const created = only(
-        (yield* helpdesk("org", "create", "--name", "Delta", "--owner-email", "o@delta.example")).printed
-      )
-      const org = created.organization.public_id as string
+      const { org } = yield* createdOrganization("Delta", "o@delta.example")
       const demote = yield* helpdesk("user", "add", "--org", org, "--email", "o@delta.example", "--role", "admin")
       assert.include(failureMessage(demote.result), "last owner")
       assert.deepStrictEqual(demote.printed, [])
@@ -180,10 +181,7 @@ layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
 
   it.effect("token create refuses non-members, unknown organizations and ambiguous kinds", () =>
     Effect.gen(function* () {
-      const created = only(
-        (yield* helpdesk("org", "create", "--name", "Gamma", "--owner-email", "o@g.example")).printed
-      )
-      const org = created.organization.public_id as string
+      const { org } = yield* createdOrganization("Gamma", "o@g.example")
       assert.include(
         failureMessage((yield* helpdesk("token", "create", "--org", org, "--user", "stranger@g.example")).result),
         "is not a member"
@@ -205,10 +203,7 @@ layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
 
   it.effect("an integration token sees its organization; revoked by value or by id it is refused", () =>
     Effect.gen(function* () {
-      const created = only(
-        (yield* helpdesk("org", "create", "--name", "Delta", "--owner-email", "o@d.example")).printed
-      )
-      const org = created.organization.public_id as string
+      const { created, org } = yield* createdOrganization("Delta", "o@d.example")
       const first = only((yield* helpdesk("token", "create", "--org", org, "--integration")).printed)
       const second = only(
         (yield* helpdesk("token", "create", "--org", org, "--integration", "--name", "zapier")).printed
@@ -317,10 +312,7 @@ layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
 
   it.effect("org list, user list and token list show what exists, never a token's secret", () =>
     Effect.gen(function* () {
-      const created = only(
-        (yield* helpdesk("org", "create", "--name", "Lister", "--owner-email", "o@l.example")).printed
-      )
-      const org = created.organization.public_id as string
+      const { created, org } = yield* createdOrganization("Lister", "o@l.example")
       yield* helpdesk("user", "add", "--org", org, "--email", "m@l.example", "--role", "admin")
       const personal = only((yield* helpdesk("token", "create", "--org", org, "--user", "m@l.example")).printed)
       const integration = only(

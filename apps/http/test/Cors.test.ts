@@ -52,17 +52,24 @@ describe("CORS_ORIGINS", () => {
   })
 })
 
+/** Reads a new organization and preflights its path from `origin`; asserts that neither answer has a CORS header. */
+const withoutCorsFrom = (origin: string) =>
+  Effect.gen(function* () {
+    const org = yield* Fixtures.organization()
+    const read = yield* get(org.path, { token: org.ownerToken, headers: { origin } })
+    assert.strictEqual(read.status, 200)
+    assert.deepStrictEqual(corsHeaders(read.headers), {})
+    const options = yield* preflight(org.path, origin)
+    assert.deepStrictEqual(corsHeaders(options.headers), {})
+    return { org, read, options }
+  })
+
 layer(testAppWith({ CORS_ORIGINS: "" }), { excludeTestServices: true })("CORS off (the default)", (it) => {
   it.effect("no CORS header on any answer, and a preflight is not answered", () =>
     Effect.gen(function* () {
-      const org = yield* Fixtures.organization()
-      const read = yield* get(org.path, { token: org.ownerToken, headers: { origin: ALLOWED } })
-      assert.strictEqual(read.status, 200)
-      assert.deepStrictEqual(corsHeaders(read.headers), {})
+      const { read, options } = yield* withoutCorsFrom(ALLOWED)
       assert.notInclude(read.headers.get("vary") ?? "", "Origin")
-      const options = yield* preflight(org.path, ALLOWED)
       assert.strictEqual(options.status, 405)
-      assert.deepStrictEqual(corsHeaders(options.headers), {})
     })
   )
 })
@@ -136,14 +143,9 @@ layer(testAppWith({ CORS_ORIGINS: `${ALLOWED}, ${OTHER_ALLOWED}` }), { excludeTe
 
     it.effect("another origin gets no CORS header, and its preflight is not answered", () =>
       Effect.gen(function* () {
-        const org = yield* Fixtures.organization()
-        const read = yield* get(org.path, { token: org.ownerToken, headers: { origin: DISALLOWED } })
-        assert.strictEqual(read.status, 200)
-        assert.deepStrictEqual(corsHeaders(read.headers), {})
+        const { org, read, options } = yield* withoutCorsFrom(DISALLOWED)
         assert.include(read.headers.get("vary") ?? "", "Origin")
-        const options = yield* preflight(org.path, DISALLOWED)
         assert.notStrictEqual(options.status, 204)
-        assert.deepStrictEqual(corsHeaders(options.headers), {})
         // Without Origin (not a browser's cross-origin call) nothing changes either.
         const plain = yield* get(org.path, { token: org.ownerToken })
         assert.deepStrictEqual(corsHeaders(plain.headers), {})
