@@ -7,17 +7,8 @@ import { MailOutbox, type MailOutboxOptions } from "../src/Mail/MailOutbox.js"
 import { ServicesLive } from "../src/Services.js"
 import { later, outboxWith, smtpLayer, testOptions, testSmtpServer } from "./MailSupport.js"
 import { TestAppLive } from "./support/TestApp.js"
-import { usesRealPostgres } from "./support/TestDatabase.js"
+import { databaseUrl, usesRealPostgres } from "./support/TestDatabase.js"
 import { organization, readTicket, ticket } from "./TicketsSupport.js"
-
-/** The URL of the test's database (a fresh one beside `DATABASE_URL`). */
-const databaseUrl = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
-  const url = new URL(process.env.DATABASE_URL!)
-  url.pathname = `/${row!.name}`
-  return url.toString()
-}).pipe(Effect.orDie)
 
 /**
  * A worker instance of its own, as another replica would run it: its own connection pool to the database, its own

@@ -71,15 +71,17 @@ const cases = Effect.gen(function* () {
   assert.strictEqual(collection.status, 201, collection.text)
   const count = (path: string) => Effect.map(get(path, { token }), countOf)
   const whole = (path: string) => Effect.map(get(path, { token }), (r) => r.body)
+  /** A POST creating a resource in the collection at `path`, which counts what is stored. */
+  const created = (resource: string, path: string, field: string, body: Case["body"]): Case => ({
+    resource,
+    method: "POST",
+    path,
+    field,
+    body,
+    stored: count(path)
+  })
   const list: ReadonlyArray<Case> = [
-    {
-      resource: "organization",
-      method: "POST",
-      path: "/organizations/",
-      field: "name",
-      body: (name) => ({ name }),
-      stored: count("/organizations/")
-    },
+    created("organization", "/organizations/", "name", (name) => ({ name })),
     {
       resource: "organization settings",
       method: "PATCH",
@@ -88,78 +90,19 @@ const cases = Effect.gen(function* () {
       body: (name) => ({ name }),
       stored: whole(org.path)
     },
-    {
-      resource: "preset filter",
-      method: "POST",
-      path: `${org.path}custom-preset-filters/`,
-      field: "name",
-      body: (name) => ({ name }),
-      stored: count(`${org.path}custom-preset-filters/`)
-    },
-    {
-      resource: "collection",
-      method: "POST",
-      path: `${org.path}portal/collections/`,
-      field: "name",
-      body: (name) => ({ name }),
-      stored: count(`${org.path}portal/collections/`)
-    },
-    {
-      resource: "article",
-      method: "POST",
-      path: `${org.path}portal/articles/`,
-      field: "title",
-      body: (title) => ({ title, body: "Body", collection: collection.body.id }),
-      stored: count(`${org.path}portal/articles/`)
-    },
-    {
-      resource: "customer",
-      method: "POST",
-      path: `${org.path}customers/`,
-      field: "name",
-      body: (name) => ({ name, email: Fixtures.uniqueEmail() }),
-      stored: count(`${org.path}customers/`)
-    },
-    {
-      resource: "company",
-      method: "POST",
-      path: `${org.path}companies/`,
-      field: "name",
-      body: (name) => ({ name }),
-      stored: count(`${org.path}companies/`)
-    },
-    {
-      resource: "tag",
-      method: "POST",
-      path: `${org.path}tags/`,
-      field: "name",
-      body: (name) => ({ name }),
-      stored: count(`${org.path}tags/`)
-    },
-    {
-      resource: "inbox",
-      method: "POST",
-      path: `${org.path}inboxes/`,
-      field: "name",
-      body: (name) => ({ name, email_prefix: "textcheck" }),
-      stored: count(`${org.path}inboxes/`)
-    },
-    {
-      resource: "ticket",
-      method: "POST",
-      path: org.tickets,
-      field: "subject",
-      body: (subject) => ({ subject, customer_email: "jane@example.com" }),
-      stored: count(org.tickets)
-    },
-    {
-      resource: "message",
-      method: "POST",
-      path: `${org.tickets}${first.id}/messages/`,
-      field: "content",
-      body: (content) => ({ content }),
-      stored: count(`${org.tickets}${first.id}/messages/`)
-    },
+    created("preset filter", `${org.path}custom-preset-filters/`, "name", (name) => ({ name })),
+    created("collection", `${org.path}portal/collections/`, "name", (name) => ({ name })),
+    created("article", `${org.path}portal/articles/`, "title", (title) => ({
+      title,
+      body: "Body",
+      collection: collection.body.id
+    })),
+    created("customer", `${org.path}customers/`, "name", (name) => ({ name, email: Fixtures.uniqueEmail() })),
+    created("company", `${org.path}companies/`, "name", (name) => ({ name })),
+    created("tag", `${org.path}tags/`, "name", (name) => ({ name })),
+    created("inbox", `${org.path}inboxes/`, "name", (name) => ({ name, email_prefix: "textcheck" })),
+    created("ticket", org.tickets, "subject", (subject) => ({ subject, customer_email: "jane@example.com" })),
+    created("message", `${org.tickets}${first.id}/messages/`, "content", (content) => ({ content })),
     {
       resource: "enrichment",
       method: "POST",
@@ -169,14 +112,10 @@ const cases = Effect.gen(function* () {
       token: org.integration,
       stored: whole(`${org.tickets}${first.id}/`)
     },
-    {
-      resource: "business-hours exception",
-      method: "POST",
-      path: `${org.path}business-hours/exceptions/`,
-      field: "name",
-      body: (name) => ({ name, date: "2099-03-03" }),
-      stored: count(`${org.path}business-hours/exceptions/`)
-    }
+    created("business-hours exception", `${org.path}business-hours/exceptions/`, "name", (name) => ({
+      name,
+      date: "2099-03-03"
+    }))
   ]
   return { org, list }
 })

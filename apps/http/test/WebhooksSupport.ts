@@ -1,6 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import type { AddressInfo } from "node:net"
-import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
 import type { WebhookOptions } from "../src/Webhooks/WebhookOptions.js"
 import { defaultWebhookOptions } from "../src/Webhooks/WebhookOptions.js"
@@ -66,11 +65,5 @@ export const eventually = <A, R>(what: string, check: Effect.Effect<A | undefine
     }
   })
 
-/** The URL of the test's own database (a fresh one beside `DATABASE_URL`), for workers with pools of their own. */
-export const databaseUrl = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
-  const url = new URL(process.env.DATABASE_URL!)
-  url.pathname = `/${row!.name}`
-  return url.toString()
-}).pipe(Effect.orDie)
+/** The URL of the test's own database, for workers with pools of their own. */
+export { databaseUrl } from "./support/TestDatabase.js"

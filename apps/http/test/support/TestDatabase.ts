@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Redacted } from "effect"
 import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
@@ -58,3 +59,10 @@ export const testDatabaseLive = (connections?: number) =>
 
 /** The SQL client on a fresh database with every migration applied. */
 export const TestDatabaseLive = MigrationsLive.pipe(Layer.provideMerge(TestPgLive))
+
+/** The URL of the test's own database (a fresh one beside `DATABASE_URL`), for workers with pools of their own. */
+export const databaseUrl = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ name: string }>`SELECT current_database() AS name`
+  return withDatabase(process.env.DATABASE_URL!, row!.name)
+}).pipe(Effect.orDie)
