@@ -76,11 +76,6 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       LEFT JOIN memberships m ON m.organization_id = c.organization_id AND m.user_id = c.default_assignee_id
       LEFT JOIN users u ON u.id = m.user_id`
 
-    const now = Effect.map(
-      Effect.clockWith((clock) => clock.currentTimeMillis),
-      (ms) => new Date(ms)
-    )
-
     /** The company with this id in the organization, or undefined. */
     const findById = companyRows.findById(
       "Companies.findById",
@@ -174,7 +169,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
         if (changes.default_assignee_id !== undefined) columns.defaultAssigneeId = changes.default_assignee_id
         if (changes.email_domains !== undefined) yield* replaceDomains(organizationId, id, changes.email_domains)
         if (Object.keys(columns).length > 0 || changes.email_domains !== undefined)
-          yield* sql`UPDATE companies SET ${sql.update({ ...columns, updatedAt: yield* now })}
+          yield* sql`UPDATE companies SET ${sql.update({ ...columns, updatedAt: yield* Repository.now })}
                      WHERE organization_id = ${organizationId} AND id = ${id}`
         return (yield* findById(organizationId, id))!
       }).pipe(

@@ -100,11 +100,6 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
         sql`${select} WHERE c.organization_id = ${organizationId} AND c.email_key = ${emailKey}`
     })
 
-    const now = Effect.map(
-      Effect.clockWith((clock) => clock.currentTimeMillis),
-      (ms) => new Date(ms)
-    )
-
     /** The customer with this e-mail address (compared ignoring case) in the organization, or undefined. */
     const findByEmail = (organizationId: number, email: string): Effect.Effect<Customer | undefined> =>
       findOneByEmail({ organizationId, emailKey: customerEmailKey(email) })
@@ -211,7 +206,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
           isCompanyManager !== current.isCompanyManager ||
           changes.is_spam !== undefined
         if (changed)
-          yield* sql`UPDATE customers SET ${sql.update({ ...columns, updatedAt: yield* now })}
+          yield* sql`UPDATE customers SET ${sql.update({ ...columns, updatedAt: yield* Repository.now })}
                      WHERE organization_id = ${organizationId} AND id = ${id}`
         return (yield* findById(organizationId, id))!
       }).pipe(

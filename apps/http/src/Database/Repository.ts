@@ -9,6 +9,12 @@ import { dieUndecodable } from "./Rows.js"
  * (`Rows.dieUndecodable`), and a database error on a read is a defect.
  */
 
+/** The time a write stamps (`created_at`, `updated_at`): the `Clock`'s, so tests may set it. */
+export const now: Effect.Effect<Date> = Effect.map(
+  Effect.clockWith((clock) => clock.currentTimeMillis),
+  (ms) => new Date(ms)
+)
+
 /**
  * A read of one row of `table` by `Request` (`SqlSchema.findOne`), decoded by `Result`: the item or undefined,
  * under the span `span`.

@@ -93,11 +93,6 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
              o.public_id
       FROM inboxes i JOIN organizations o ON o.id = i.organization_id`
 
-    const now = Effect.map(
-      Effect.clockWith((clock) => clock.currentTimeMillis),
-      (ms) => new Date(ms)
-    )
-
     /** The inbox with this id in the organization, or undefined (another organization's inbox is not found). */
     const findById = inboxRows.findById(
       "Inboxes.findById",
@@ -138,7 +133,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
         const first = !(yield* hasInboxes(organizationId))
         const isDefault = first || input.is_default === true
         if (isDefault && !first)
-          yield* sql`UPDATE inboxes SET is_default = false, updated_at = ${yield* now}
+          yield* sql`UPDATE inboxes SET is_default = false, updated_at = ${yield* Repository.now}
                      WHERE organization_id = ${organizationId} AND is_default`
         const rows = yield* sql<{ readonly id: string }>`
           INSERT INTO inboxes ${sql.insert({ ...columnsOf(input), organizationId, isDefault })}
@@ -164,7 +159,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
         const current = yield* findById(organizationId, id)
         if (current === undefined) return yield* new InboxNotFound({ id })
         if (changes.is_default === false && current.isDefault) return yield* new DefaultInboxRequired({ id })
-        const at = yield* now
+        const at = yield* Repository.now
         if (changes.is_default === true && !current.isDefault) {
           yield* sql`UPDATE inboxes SET is_default = false, updated_at = ${at}
                      WHERE organization_id = ${organizationId} AND is_default`

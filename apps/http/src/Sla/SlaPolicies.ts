@@ -29,11 +29,6 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
     const recomputeIn = (organizationId: number) =>
       recomputeOrganization(organizationId).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
-    const now = Effect.map(
-      Effect.clockWith((clock) => clock.currentTimeMillis),
-      (ms) => new Date(ms)
-    )
-
     /** The policy with this id in the organization, or undefined. */
     const findById = policyRows.findById(
       "SlaPolicies.findById",
@@ -72,7 +67,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
               SELECT COALESCE(max(position) + 1, 0) AS next FROM hd_sla_policies
               WHERE organization_id = ${organizationId}`)[0]!.next
           )
-        const at = yield* now
+        const at = yield* Repository.now
         const rows = yield* sql`
           INSERT INTO hd_sla_policies ${sql.insert({
             organizationId,
@@ -97,7 +92,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
         const policy = yield* (
           Object.keys(set).length === 0
             ? sql`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`
-            : sql`UPDATE hd_sla_policies SET ${sql.update({ ...set, updatedAt: yield* now })}
+            : sql`UPDATE hd_sla_policies SET ${sql.update({ ...set, updatedAt: yield* Repository.now })}
                 WHERE organization_id = ${organizationId} AND id = ${id}
                 RETURNING ${columns}`
         ).pipe(
@@ -122,7 +117,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
         select: sql`SELECT ${columns} FROM hd_sla_policies`,
         where: sql`organization_id = ${organizationId}`,
         ordering: options.ordering,
-        decode: Schema.decodeUnknownSync(StoredSlaPolicy)
+        rows: policyRows
       })
 
     return { findById, create, update, remove, list, recompute } as const

@@ -24,11 +24,6 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     const sql = yield* SqlClient.SqlClient
     const tagRows = Repository.table("tags", TagRow)
 
-    const now = Effect.map(
-      Effect.clockWith((clock) => clock.currentTimeMillis),
-      (ms) => new Date(ms)
-    )
-
     /** The tag with this id in the organization, or undefined. */
     const findById = tagRows.findById(
       "Tags.findById",
@@ -123,7 +118,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
           columns.nameKey = tagNameKey(changes.name)
         }
         if (changes.color !== undefined) columns.color = changes.color ?? ""
-        const at = yield* now
+        const at = yield* Repository.now
         return yield* (
           Object.keys(columns).length === 0
             ? sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id = ${id}`

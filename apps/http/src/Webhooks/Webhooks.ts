@@ -168,7 +168,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         select: sql`SELECT ${columns} FROM hd_webhooks`,
         where: sql`organization_id = ${organizationId}`,
         ordering: options.ordering,
-        decode: Schema.decodeUnknownSync(StoredWebhook)
+        rows: webhookRows
       })
 
     /** A webhook's delivery log, newest attempt first, one page. */
