@@ -12,7 +12,7 @@ import {
   MailTransport,
   MailTransportLive
 } from "../src/Mail/MailTransport.js"
-import { later, outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
+import { crashingAfterFirstSend, later, outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
 import { TestAppLive } from "./support/TestApp.js"
 import { organization, postMessage, readTicket, ticket } from "./TicketsSupport.js"
 
@@ -85,22 +85,8 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
       const dir = yield* tempDir
       const org = yield* organization
       const t = yield* ticket(org, { customer_email: customer("crash-eml") })
-      let writes = 0
-      const crashAfterWrite = Layer.scoped(
-        MailTransport,
-        Effect.map(emlTransport(dir), (real) =>
-          MailTransport.of({
-            ...real,
-            send: (mail) =>
-              Effect.flatMap(real.send(mail), (receipt) =>
-                Effect.suspend(() => {
-                  writes += 1
-                  return writes === 1 ? Effect.die(new Error("injected crash after writing")) : Effect.succeed(receipt)
-                })
-              )
-          })
-        )
-      ).pipe(Layer.provide(NodeFileSystem.layer))
+      const crashing = crashingAfterFirstSend(emlTransport(dir), "injected crash after writing")
+      const crashAfterWrite = crashing.layer.pipe(Layer.provide(NodeFileSystem.layer))
       const first = yield* withOutbox(crashAfterWrite, (outbox) => outbox.drainOnce())
       assert.include(first, { crashed: 1, sent: 0 })
       const [leased] = yield* outboxRows(t.id)
@@ -111,7 +97,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
 
       const second = yield* withOutbox(crashAfterWrite, (outbox) => outbox.drainOnce({ now: later() }))
       assert.include(second, { claimed: 1, sent: 1, recorded: 1 })
-      assert.strictEqual(writes, 1, "the transport was not asked to send again")
+      assert.strictEqual(crashing.sends(), 1, "the transport was not asked to send again")
       const after = fs.statSync(file)
       assert.strictEqual(after.ino, before.ino)
       assert.strictEqual(after.mtimeMs, before.mtimeMs)

@@ -2,10 +2,12 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Layer, Schedule } from "effect"
 import { BlobStoreLive } from "../src/Attachments/BlobStore.js"
 import { MailOutbox } from "../src/Mail/MailOutbox.js"
-import { MailTransport, smtpTransport } from "../src/Mail/MailTransport.js"
+import { smtpTransport } from "../src/Mail/MailTransport.js"
 import { mailWorkerLayer } from "../src/Mail/MailWorker.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import {
+  afterEachSend,
+  crashingAfterFirstSend,
   header,
   later,
   outboxRows,
@@ -255,22 +257,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         const org = yield* organization
         const smtp = yield* testSmtpServer()
         const t = yield* ticket(org, { customer_email: customer("window") })
-        let sends = 0
-        const crashAfterSend = Layer.scoped(
-          MailTransport,
-          Effect.map(smtpTransport(smtp.url), (real) =>
-            MailTransport.of({
-              ...real,
-              send: (mail) =>
-                Effect.flatMap(real.send(mail), (receipt) =>
-                  Effect.suspend(() => {
-                    sends += 1
-                    return sends === 1 ? Effect.die(new Error("injected crash after the 250")) : Effect.succeed(receipt)
-                  })
-                )
-            })
-          )
-        )
+        const crashAfterSend = crashingAfterFirstSend(smtpTransport(smtp.url), "injected crash after the 250").layer
         const first = yield* withOutbox(crashAfterSend, (outbox) => outbox.drainOnce())
         assert.include(first, { crashed: 1, sent: 0 })
         const [leased] = yield* outboxRows(t.id)
@@ -298,25 +285,16 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       // Worker A hangs on its first mail past its (short) lease; worker B takes both rows over meanwhile.
       const workerB = yield* Effect.map(Layer.build(outboxWith(smtpLayer(smtp.url))), Context.get(MailOutbox))
       let hung = false
-      const hanging = Layer.scoped(
-        MailTransport,
-        Effect.map(smtpTransport(smtp.url), (real) =>
-          MailTransport.of({
-            ...real,
-            send: (mail) =>
-              Effect.flatMap(real.send(mail), (receipt) =>
-                hung
-                  ? Effect.succeed(receipt)
-                  : Effect.gen(function* () {
-                      hung = true
-                      const b = yield* workerB.drainOnce({ now: later() })
-                      assert.include(b, { claimed: 2, sent: 2 })
-                      yield* Effect.sleep("300 millis")
-                      return receipt
-                    })
-              )
-          })
-        )
+      const hanging = afterEachSend(smtpTransport(smtp.url), (receipt) =>
+        hung
+          ? Effect.succeed(receipt)
+          : Effect.gen(function* () {
+              hung = true
+              const b = yield* workerB.drainOnce({ now: later() })
+              assert.include(b, { claimed: 2, sent: 2 })
+              yield* Effect.sleep("300 millis")
+              return receipt
+            })
       )
       const a = yield* withOutbox(
         hanging,

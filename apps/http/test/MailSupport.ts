@@ -8,7 +8,7 @@ import {
   type MailOutboxOptions,
   mailOutboxLayer
 } from "../src/Mail/MailOutbox.js"
-import { MailTransport, smtpTransport } from "../src/Mail/MailTransport.js"
+import { type MailSendFailed, MailTransport, type SendReceipt, smtpTransport } from "../src/Mail/MailTransport.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 
 /** Helpers of the mail tests: a real SMTP server in the test process, a header reader, the worker. */
@@ -151,6 +151,33 @@ export const outboxWith = (transport: Layer.Layer<MailTransport>, options: MailO
     Layer.provide(BlobStoreLive),
     Layer.provide(TicketServicesLive)
   )
+
+/** `real` as a transport layer whose every send, once it went out, is followed by `after(receipt)` in its place. */
+export const afterEachSend = <E, R>(
+  real: Effect.Effect<MailTransport["Type"], E, R>,
+  after: (receipt: SendReceipt) => Effect.Effect<SendReceipt, MailSendFailed>
+) =>
+  Layer.scoped(
+    MailTransport,
+    Effect.map(real, (transport) =>
+      MailTransport.of({ ...transport, send: (mail) => Effect.flatMap(transport.send(mail), after) })
+    )
+  )
+
+/**
+ * `real` whose first send crashes (a defect) after the mail went out, as a worker dying before its commit; `sends()`
+ * counts the sends that went out.
+ */
+export const crashingAfterFirstSend = <E, R>(real: Effect.Effect<MailTransport["Type"], E, R>, message: string) => {
+  let sends = 0
+  const layer = afterEachSend(real, (receipt) =>
+    Effect.suspend(() => {
+      sends += 1
+      return sends === 1 ? Effect.die(new Error(message)) : Effect.succeed(receipt)
+    })
+  )
+  return { layer, sends: () => sends }
+}
 
 /** An SMTP transport layer to `url`. */
 export const smtpLayer = (url: string) => Layer.scoped(MailTransport, smtpTransport(url))
