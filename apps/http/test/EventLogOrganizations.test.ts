@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { ExpectedVersion, GlobalCheckpointStart, type RecordedEvent } from "@helpdesk/domain"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Effect, Exit } from "effect"
 import eventOrganizations from "../src/Database/migrations/0096_event_organizations.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
 import {
@@ -9,6 +9,7 @@ import {
   databaseStartup,
   eventStoreOnFreshDatabase,
   freshStream,
+  interleaved,
   newEvent,
   settled
 } from "./eventstore/fixtures.js"
@@ -130,30 +131,13 @@ describe.runIf(usesRealPostgres)("an organization's log with transactions commit
   layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
     it.effect("B commits first: the reader shows nothing until A commits, then A's event before B's", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
         const store = yield* PostgresEventStore
-        const eventA = createdIn(201, "A")
-        const eventB = createdIn(201, "B")
-        const aAppended = yield* Deferred.make<void>()
-        const finishA = yield* Deferred.make<void>()
-        const txA = yield* Effect.fork(
-          sql.withTransaction(
-            Effect.gen(function* () {
-              yield* sql`SELECT pg_current_xact_id()`
-              yield* store.append([appendTo(freshStream("a"), ExpectedVersion.noStream, [eventA])])
-              yield* Deferred.succeed(aAppended, undefined)
-              yield* Deferred.await(finishA)
-            })
-          )
-        )
-        yield* Deferred.await(aAppended)
-        yield* store.append([appendTo(freshStream("b"), ExpectedVersion.noStream, [eventB])])
+        const { eventA, eventB, finish } = yield* interleaved(createdIn(201, "A"), createdIn(201, "B"))
         expect(yield* store.readAll(GlobalCheckpointStart, 100, { organizationId: 201 })).toEqual({
           events: [],
           checkpoint: GlobalCheckpointStart
         })
-        yield* Deferred.succeed(finishA, undefined)
-        expect(Exit.isSuccess(yield* Effect.exit(Fiber.join(txA)))).toBe(true)
+        expect(Exit.isSuccess(yield* finish(true))).toBe(true)
         expect(idsOf(yield* organizationLog(201))).toEqual([eventA.eventId, eventB.eventId])
       })
     )

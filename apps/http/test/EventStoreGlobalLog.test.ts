@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { EventStore, ExpectedVersion, GlobalCheckpointStart, type NewEvent, type RecordedEvent } from "@helpdesk/domain"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Effect, Exit } from "effect"
 import { checkpointOf, positionOf } from "../src/EventStore/Checkpoint.js"
 import {
   CheckpointConflict,
@@ -16,6 +16,7 @@ import {
   databaseStartup,
   eventStoreOnFreshDatabase,
   freshStream,
+  interleaved,
   newEvent,
   newEvents,
   settled
@@ -193,33 +194,8 @@ describe("global log", () => {
 // PGlite serves one session: a second transaction cannot run while the first is open.
 describe.runIf(usesRealPostgres)("global log with transactions committing out of order", () => {
   layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
-    /**
-     * Transaction A takes its transaction id first and appends; B appends later (a higher id and position) and
-     * commits while A is still open. Returns A's and B's events, B's commit done, and a way to finish A.
-     */
-    const interleave = Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const store = yield* EventStore
-      const eventA = newEvent("A")
-      const eventB = newEvent("B")
-      const aAppended = yield* Deferred.make<void>()
-      const finishA = yield* Deferred.make<boolean>()
-      const txA = yield* Effect.fork(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            yield* sql`SELECT pg_current_xact_id()`
-            yield* store.append([appendTo(freshStream("a"), ExpectedVersion.noStream, [eventA])])
-            yield* Deferred.succeed(aAppended, undefined)
-            if (!(yield* Deferred.await(finishA))) return yield* Effect.fail("rolled back" as const)
-          })
-        )
-      )
-      yield* Deferred.await(aAppended)
-      yield* store.append([appendTo(freshStream("b"), ExpectedVersion.noStream, [eventB])])
-      const finish = (commit: boolean) =>
-        Effect.zipRight(Deferred.succeed(finishA, commit), Effect.exit(Fiber.join(txA)))
-      return { eventA, eventB, finish }
-    })
+    // Fresh events each time: an event id is stored once.
+    const interleave = Effect.suspend(() => interleaved(newEvent("A"), newEvent("B")))
 
     it.effect("a reader does not return B's event until A commits, then returns A's before B's", () =>
       Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import type { ExpectedVersion, NewEvent, StreamAppend } from "@helpdesk/domain"
-import { Effect, Layer } from "effect"
+import { EventStore, ExpectedVersion, type NewEvent, type StreamAppend } from "@helpdesk/domain"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import { type InlineProjection, InlineProjections } from "../../src/EventStore/InlineProjection.js"
 import { PostgresEventStoreLive } from "../../src/EventStore/PostgresEventStore.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
@@ -60,3 +60,30 @@ export const settled = Effect.gen(function* () {
     yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
   }
 }).pipe(Effect.orDie)
+
+/**
+ * Transaction A takes its transaction id first and appends `eventA`; B appends `eventB` later (a higher id and
+ * position) and commits while A is still open. Answers once B has committed, with `finish(commit)` ending A (commit
+ * or roll back) and answering how A's transaction exited. Real PostgreSQL only: PGlite runs one session.
+ */
+export const interleaved = (eventA: NewEvent, eventB: NewEvent) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* EventStore
+    const aAppended = yield* Deferred.make<void>()
+    const finishA = yield* Deferred.make<boolean>()
+    const txA = yield* Effect.fork(
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT pg_current_xact_id()`
+          yield* store.append([appendTo(freshStream("a"), ExpectedVersion.noStream, [eventA])])
+          yield* Deferred.succeed(aAppended, undefined)
+          if (!(yield* Deferred.await(finishA))) return yield* Effect.fail("rolled back" as const)
+        })
+      )
+    )
+    yield* Deferred.await(aAppended)
+    yield* store.append([appendTo(freshStream("b"), ExpectedVersion.noStream, [eventB])])
+    const finish = (commit: boolean) => Effect.zipRight(Deferred.succeed(finishA, commit), Effect.exit(Fiber.join(txA)))
+    return { eventA, eventB, finish }
+  })
