@@ -1,22 +1,30 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Either, Option, Schema } from "effect"
+import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import { dieUndecodable, UndecodableRow } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { AuthCache } from "./AuthCache.js"
 import type { Caller } from "./CurrentCaller.js"
 import * as TokenSecret from "./TokenSecret.js"
 
+/** The kinds of API token: a person's own, or an organization's integration. */
+export const TokenKind = Schema.Literal("personal", "integration")
+
 /** A stored token (never its plain value). */
-export interface TokenRecord {
-  readonly id: number
-  readonly kind: TokenSecret.TokenKind
-  readonly userId: number | null
-  readonly organizationId: number | null
-  readonly displayPrefix: string
-  readonly name: string
-  readonly createdAt: Date
-  readonly revokedAt: Date | null
-}
+export const TokenRecord = Schema.Struct({
+  id: Schema.Int,
+  kind: TokenKind,
+  userId: Schema.NullOr(Schema.Int),
+  organizationId: Schema.NullOr(Schema.Int),
+  displayPrefix: Schema.String,
+  name: Schema.String,
+  createdAt: Timestamptz,
+  revokedAt: Schema.NullOr(Timestamptz)
+})
+
+/** A stored token (never its plain value). */
+export type TokenRecord = typeof TokenRecord.Type
 
 /** A token just created: the record and the plain token, which is shown this once. */
 export interface IssuedToken extends TokenRecord {
@@ -32,51 +40,52 @@ export class TokenNotFound extends Schema.TaggedError<TokenNotFound>()("TokenNot
   }
 }
 
-interface TokenRow {
-  readonly id: string
-  readonly kind: TokenSecret.TokenKind
-  readonly userId: string | null
-  readonly organizationId: string | null
-  readonly tokenHash: Uint8Array
-  readonly displayPrefix: string
-  readonly name: string
-  readonly createdAt: Date
-  readonly revokedAt: Date | null
-}
-
-const toRecord = (row: TokenRow): TokenRecord => ({
-  id: Number(row.id),
-  kind: row.kind,
-  userId: row.userId === null ? null : Number(row.userId),
-  organizationId: row.organizationId === null ? null : Number(row.organizationId),
-  displayPrefix: row.displayPrefix,
-  name: row.name,
-  createdAt: row.createdAt,
-  revokedAt: row.revokedAt
+/** A row of `api_tokens` (`id, kind, user_id, organization_id, display_prefix, name, created_at, revoked_at`). */
+const TokenRow = Schema.Struct({
+  ...TokenRecord.fields,
+  id: BigInt8,
+  userId: Schema.NullOr(BigInt8),
+  organizationId: Schema.NullOr(BigInt8)
 })
 
-/** What a token check needs of a stored token row. */
-export interface StoredTokenCheck {
-  readonly id: string
-  readonly kind: TokenSecret.TokenKind
-  readonly userId: string | null
-  readonly organizationId: string | null
-  readonly tokenHash: Uint8Array
-  readonly revokedAt: Date | null
+/** A revoked row, with the hash under which its caller is cached. */
+const RevokedRow = Schema.Struct({ ...TokenRow.fields, tokenHash: Schema.Uint8ArrayFromSelf })
+
+/** What a token check reads of a stored token row (`id, kind, user_id, organization_id, token_hash, revoked_at`). */
+const TokenCheck = Schema.Struct({
+  id: BigInt8,
+  kind: TokenKind,
+  userId: Schema.NullOr(BigInt8),
+  organizationId: Schema.NullOr(BigInt8),
+  tokenHash: Schema.Uint8ArrayFromSelf,
+  revokedAt: Schema.NullOr(Timestamptz)
+})
+
+/** What a token check needs of a stored token row, as the driver reads it. */
+export type StoredTokenCheck = typeof TokenCheck.Encoded
+
+const decodeCheck = Schema.decodeUnknownEither(TokenCheck)
+
+/** The caller a decoded token row stands for, given the digest it was found by; none when revoked. */
+const callerOf = (token: typeof TokenCheck.Type, digest: Uint8Array): Option.Option<Caller> => {
+  if (!TokenSecret.hashesEqual(token.tokenHash, digest) || token.revokedAt !== null) return Option.none()
+  return Option.some(
+    token.kind === "personal"
+      ? { _tag: "Person", userId: token.userId!, tokenId: token.id }
+      : { _tag: "Integration", organizationId: token.organizationId!, tokenId: token.id }
+  )
 }
 
 /**
  * The caller a stored token row stands for, given the digest it was found by; none when revoked. The index finds
- * the row by hash; comparing in constant time keeps the check itself timing-safe.
+ * the row by hash; comparing in constant time keeps the check itself timing-safe. A row that does not decode is
+ * a defect ({@link UndecodableRow}).
  */
 export const callerOfRow = (row: StoredTokenCheck | undefined, digest: Uint8Array): Option.Option<Caller> => {
-  if (row === undefined || !TokenSecret.hashesEqual(row.tokenHash, digest) || row.revokedAt !== null)
-    return Option.none()
-  return Option.some(
-    row.kind === "personal"
-      ? { _tag: "Person", userId: Number(row.userId), tokenId: Number(row.id) }
-      : { _tag: "Integration", organizationId: Number(row.organizationId), tokenId: Number(row.id) }
-  )
+  if (row === undefined) return Option.none()
+  const decoded = decodeCheck(row)
+  if (Either.isLeft(decoded)) throw new UndecodableRow({ table: "api_tokens", cause: decoded.left })
+  return callerOf(decoded.right, digest)
 }
 
 /** Orderings of a person's token list. */
@@ -95,27 +104,47 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
     const sql = yield* SqlClient.SqlClient
     const cache = yield* AuthCache
 
+    const columns = sql`id, kind, user_id, organization_id, display_prefix, name, created_at, revoked_at`
+
+    const insertRow = SqlSchema.single({
+      Request: Schema.Struct({
+        kind: TokenKind,
+        userId: Schema.NullOr(Schema.Number),
+        organizationId: Schema.NullOr(Schema.Number),
+        tokenHash: Schema.Uint8ArrayFromSelf,
+        displayPrefix: Schema.String,
+        name: Schema.String
+      }),
+      Result: TokenRow,
+      execute: (row) => sql`INSERT INTO api_tokens ${sql.insert(row)} RETURNING ${columns}`
+    })
+
     const insert = (kind: TokenSecret.TokenKind, owner: { userId?: number; organizationId?: number }, name: string) =>
       Effect.gen(function* () {
         const token = TokenSecret.generate(kind)
-        const rows = yield* sql<TokenRow>`
-          INSERT INTO api_tokens ${sql.insert({
-            kind,
-            userId: owner.userId ?? null,
-            organizationId: owner.organizationId ?? null,
-            tokenHash: TokenSecret.hash(token),
-            displayPrefix: TokenSecret.displayPrefix(token),
-            name
-          })}
-          RETURNING *`
-        return { ...toRecord(rows[0]!), token } satisfies IssuedToken
-      }).pipe(Effect.orDie)
+        const record = yield* insertRow({
+          kind,
+          userId: owner.userId ?? null,
+          organizationId: owner.organizationId ?? null,
+          tokenHash: TokenSecret.hash(token),
+          displayPrefix: TokenSecret.displayPrefix(token),
+          name
+        })
+        return { ...record, token } satisfies IssuedToken
+      }).pipe(dieUndecodable("api_tokens"), Effect.orDie)
 
     /** A personal token acting as the user. */
     const issuePersonal = (userId: number, name = "") => insert("personal", { userId }, name)
 
     /** An integration token acting with the role `token` in one organization. */
     const issueIntegration = (organizationId: number, name = "") => insert("integration", { organizationId }, name)
+
+    const findByHash = SqlSchema.findOne({
+      Request: Schema.Uint8ArrayFromSelf,
+      Result: TokenCheck,
+      execute: (digest) => sql`
+        SELECT id, kind, user_id, organization_id, token_hash, revoked_at FROM api_tokens WHERE token_hash = ${digest}`
+    })
 
     /** The caller a token stands for; none for a malformed, unknown or revoked token. */
     const authenticate = (token: string): Effect.Effect<Option.Option<Caller>> =>
@@ -124,8 +153,9 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
         const digest = TokenSecret.hash(token)
         return yield* cache.caller(
           digest.toString("hex"),
-          sql<TokenRow>`SELECT * FROM api_tokens WHERE token_hash = ${digest}`.pipe(
-            Effect.map((rows) => callerOfRow(rows[0], digest)),
+          findByHash(digest).pipe(
+            Effect.map(Option.flatMap((row) => callerOf(row, digest))),
+            dieUndecodable("api_tokens"),
             Effect.withSpan("Tokens.authenticate", { captureStackTrace: false })
           )
         )
@@ -133,45 +163,60 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
 
     // Revokes the rows a condition names and forgets them here; other processes hear the table's trigger.
     const revokeWhere = (where: ReturnType<typeof sql.and>) =>
-      sql<TokenRow>`
-        UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE ${where} RETURNING *`.pipe(
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: RevokedRow,
+        execute: () => sql`
+          UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE ${where}
+          RETURNING ${columns}, token_hash`
+      })(undefined).pipe(
         Effect.tap((rows) =>
           Effect.forEach(rows, (row) =>
             cache.invalidate({ _tag: "Token", hashHex: Buffer.from(row.tokenHash).toString("hex") })
           )
-        )
+        ),
+        Effect.map((rows) => rows.map(({ tokenHash: _, ...record }): TokenRecord => record)),
+        dieUndecodable("api_tokens"),
+        Effect.catchTag("SqlError", Effect.die)
       )
 
     /** Revokes a token given its plain value or its numeric id; revoking twice is harmless. */
     const revoke = (reference: string): Effect.Effect<TokenRecord, TokenNotFound> =>
       Effect.gen(function* () {
         const trimmed = reference.trim()
-        const rows = TokenSecret.isWellFormed(trimmed)
+        const records = TokenSecret.isWellFormed(trimmed)
           ? yield* revokeWhere(sql.and([sql`token_hash = ${TokenSecret.hash(trimmed)}`]))
           : /^\d{1,15}$/.test(trimmed)
             ? yield* revokeWhere(sql.and([sql`id = ${Number(trimmed)}`]))
             : []
-        const row = rows[0]
-        if (row === undefined)
+        const record = records[0]
+        if (record === undefined)
           return yield* new TokenNotFound({ reference: TokenSecret.isWellFormed(trimmed) ? "that token" : trimmed })
-        return toRecord(row)
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+        return record
+      })
 
     const personal = (userId: number) => sql`kind = 'personal' AND user_id = ${userId}`
 
+    const findOnePersonal = SqlSchema.findOne({
+      Request: Schema.Struct({ userId: Schema.Number, id: Schema.Number }),
+      Result: TokenRow,
+      execute: ({ userId, id }) => sql`SELECT ${columns} FROM api_tokens WHERE ${personal(userId)} AND id = ${id}`
+    })
+
     /** One of the user's personal tokens (revoked ones too), or undefined. */
     const findPersonal = (userId: number, id: number): Effect.Effect<TokenRecord | undefined> =>
-      sql<TokenRow>`SELECT * FROM api_tokens WHERE ${personal(userId)} AND id = ${id}`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : toRecord(rows[0]))),
-        Effect.orDie
+      findOnePersonal({ userId, id }).pipe(
+        Effect.map(Option.getOrUndefined),
+        dieUndecodable("api_tokens"),
+        Effect.orDie,
+        Effect.withSpan("Tokens.findPersonal")
       )
 
     /** Revokes one of the user's own personal tokens (another's is unknown to them); revoking twice is harmless. */
     const revokePersonal = (userId: number, id: number): Effect.Effect<TokenRecord, TokenNotFound> =>
       revokeWhere(sql.and([personal(userId), sql`id = ${id}`])).pipe(
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.flatMap((rows) =>
-          rows[0] === undefined ? new TokenNotFound({ reference: String(id) }) : Effect.succeed(toRecord(rows[0]))
+        Effect.flatMap((records) =>
+          records[0] === undefined ? new TokenNotFound({ reference: String(id) }) : Effect.succeed(records[0])
         )
       )
 
@@ -179,10 +224,10 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
     const listPersonal = (userId: number, ordering: Ordering.Ordering<string>) =>
       Pagination.page(sql, {
         from: sql`api_tokens`,
-        select: sql`SELECT * FROM api_tokens`,
+        select: sql`SELECT ${columns} FROM api_tokens`,
         where: personal(userId),
         ordering,
-        decode: toRecord
+        rows: { table: "api_tokens", schema: TokenRow }
       })
 
     return {

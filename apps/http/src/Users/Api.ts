@@ -1,5 +1,4 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import { HttpApiGroup } from "@effect/platform"
 import { PersonalTokenOrdering, type TokenRecord } from "../Auth/Tokens.js"
 import { Wire } from "../Http/Errors.js"
 import { IntegerId } from "../Http/PathParams.js"
@@ -61,12 +60,7 @@ export const MemberResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/members/`: the people of an organization and their roles. */
-export class MembersApi extends Resource.group("members", MemberResource)
-  .add(Resource.endpoints(MemberResource).delete)
-  .addError(Wire.PermissionDenied)
-  .addError(Wire.Conflict)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Members") {}
+export class MembersApi extends Resource.fullGroup("members", MemberResource, "Members").addError(Wire.Conflict) {}
 
 /** The calling person's personal tokens: `/organizations/{organization_id}/personal-tokens/{token_id}/`. */
 export const PersonalTokenResource = Resource.make({
@@ -105,11 +99,7 @@ export const PersonalTokenResource = Resource.make({
 const tokens = Resource.endpoints(PersonalTokenResource)
 
 /** `/organizations/{organization_id}/personal-tokens/`: the calling person's own API tokens (no update). */
-export class PersonalTokensApi extends HttpApiGroup.make("personalTokens")
-  .add(tokens.list)
-  .add(tokens.create)
-  .add(tokens.get)
-  .add(tokens.delete)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Personal tokens") {}
+export class PersonalTokensApi extends Resource.guarded(
+  HttpApiGroup.make("personalTokens").add(tokens.list).add(tokens.create).add(tokens.get).add(tokens.delete),
+  "Personal tokens"
+) {}

@@ -67,12 +67,7 @@ export const MembersLive = HttpApiBuilder.group(Api, "members", (handlers) =>
         remove: memberships.remove
       }
     })
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("update", resource.update)
-      .handleRaw("delete", resource.delete)
+    return Resource.handleAll(handlers, resource)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Memberships.Default, Users.Default, Tokens.Default]))
 
@@ -103,10 +98,6 @@ export const PersonalTokensLive = HttpApiBuilder.group(Api, "personalTokens", (h
           Effect.asVoid(Effect.flatMap(person, (userId) => tokens.revokePersonal(userId, id)))
       }
     })
-    return handlers
-      .handle("list", resource.list)
-      .handleRaw("create", resource.create)
-      .handle("get", resource.get)
-      .handleRaw("delete", resource.delete)
+    return Resource.handleAll(handlers, resource)
   })
 ).pipe(Layer.provide([OrganizationAccess.Default, Memberships.Default, Users.Default, Tokens.Default]))

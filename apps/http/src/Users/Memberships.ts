@@ -1,26 +1,34 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { AuthCache } from "../Auth/AuthCache.js"
 import { MEMBER_ROLES, type MemberRole } from "../Auth/CurrentCaller.js"
+import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import * as Repository from "../Database/Repository.js"
+import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { containsPattern } from "../Search/SearchText.js"
 import { AlreadyMember, LastOwner, MemberNotFound } from "./MembershipErrors.js"
 
-/** A member of an organization: the person (`id` is the user's) and their role in it, decoded from its row. */
+/** A member of an organization: the person (`id` is the user's) and their role in it. */
 export const Member = Schema.Struct({
-  id: Schema.NumberFromString,
+  id: Schema.Int,
   email: Schema.String,
   name: Schema.String,
   profilePictureUrl: Schema.String,
   role: Schema.Literal(...MEMBER_ROLES),
-  joinedAt: Schema.DateFromSelf
+  joinedAt: Timestamptz
 })
 
 /** A member of an organization: the person and their role in it. */
 export type Member = typeof Member.Type
 
-const decodeMember = Schema.decodeUnknownSync(Member)
+/** A row of the member select (`u.id, u.email, u.name, u.profile_picture_url, m.role, joined_at`): a {@link Member}. */
+const MemberRow = Schema.Struct({ ...Member.fields, id: BigInt8 })
+
+const OrganizationUser = Schema.Struct({ organizationId: Schema.Number, userId: Schema.Number })
+
+const isSqlError = (error: unknown): error is SqlError.SqlError => error instanceof SqlError.SqlError
 
 /** Orderings of the member list. */
 export const MemberOrdering = Ordering.make({
@@ -43,31 +51,35 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
     // After the write committed: a lookup made before it may not keep what it read (AuthCache's generation).
     const forget = (userId: number) => cache.invalidate({ _tag: "User", userId })
 
+    const findRole = SqlSchema.findOne({
+      Request: OrganizationUser,
+      Result: Schema.Struct({ role: Member.fields.role }),
+      execute: ({ organizationId, userId }) =>
+        sql`SELECT role FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`
+    })
+
     /** The user's role in the organization, if a member. */
-    const roleOf = (organizationId: number, userId: number) =>
-      sql<{ readonly role: MemberRole }>`
-        SELECT role FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`.pipe(
-        Effect.map((rows) => rows[0]?.role),
+    const roleOf = (organizationId: number, userId: number): Effect.Effect<MemberRole | undefined> =>
+      findRole({ organizationId, userId }).pipe(
+        Effect.map(Option.match({ onNone: () => undefined, onSome: ({ role }) => role })),
+        dieUndecodable("memberships"),
         Effect.orDie
       )
 
     const select = sql`SELECT u.id, u.email, u.name, u.profile_picture_url, m.role, m.created_at AS joined_at
       FROM memberships m JOIN users u ON u.id = m.user_id`
 
-    const findOne = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, userId: Schema.Number }),
-      Result: Member,
+    /** The member with this user id, or undefined. */
+    const findOne = Repository.findOne({
+      table: "memberships",
+      span: "Memberships.find",
+      Request: OrganizationUser,
+      Result: MemberRow,
       execute: ({ organizationId, userId }) =>
         sql`${select} WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}`
     })
-
-    /** The member with this user id, or undefined. */
     const find = (organizationId: number, userId: number): Effect.Effect<Member | undefined> =>
-      findOne({ organizationId, userId }).pipe(
-        Effect.map(Option.getOrUndefined),
-        Effect.orDie,
-        Effect.withSpan("Memberships.find")
-      )
+      findOne({ organizationId, userId })
 
     /** Adds a user who is not yet a member. */
     const add = (
@@ -87,14 +99,47 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
         return (yield* find(organizationId, userId))!
       }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Memberships.add"))
 
-    // Serialises the changes to one organization's owners, so two demotions cannot each leave the other owner.
-    const lockOwners = (organizationId: number) =>
-      sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`
+    const countOwners = SqlSchema.single({
+      Request: Schema.Number,
+      Result: Schema.Struct({ count: BigInt8 }),
+      execute: (organizationId) =>
+        sql`SELECT count(*) AS count FROM memberships WHERE organization_id = ${organizationId} AND role = 'owner'`
+    })
 
-    const ownerCount = (organizationId: number) =>
-      sql<{ readonly count: string }>`
-        SELECT count(*) AS count FROM memberships WHERE organization_id = ${organizationId} AND role = 'owner'`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count))
+    // The last owner stays owner: a change that leaves them `next` (another role, or none when removed) fails.
+    const keepLastOwner = (
+      organizationId: number,
+      userId: number,
+      current: MemberRole | undefined,
+      next: MemberRole | undefined
+    ) =>
+      current !== "owner" || next === "owner"
+        ? Effect.void
+        : countOwners(organizationId).pipe(
+            dieUndecodable("memberships"),
+            Effect.orDie,
+            Effect.flatMap(({ count }) =>
+              count <= 1 ? new LastOwner({ userId, change: next === undefined ? "remove" : "demote" }) : Effect.void
+            )
+          )
+
+    /**
+     * Runs a change of the user's membership in one transaction holding the organization's row, so two changes
+     * to its owners cannot each leave the other owner; the person's cached memberships are forgotten after commit.
+     */
+    const changeMembership = <A, E>(
+      organizationId: number,
+      userId: number,
+      change: (current: MemberRole | undefined) => Effect.Effect<A, E | SqlError.SqlError>
+    ) =>
+      Effect.gen(function* () {
+        yield* sql`SELECT id FROM organizations WHERE id = ${organizationId} FOR UPDATE`
+        return yield* change(yield* roleOf(organizationId, userId))
+      }).pipe(
+        sql.withTransaction,
+        // A change made here applies to this process's next request (others hear the table's trigger).
+        Effect.tap(() => forget(userId)),
+        Effect.catchIf(isSqlError, Effect.die)
       )
 
     /**
@@ -102,21 +147,14 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
      * last owner stays owner.
      */
     const put = (organizationId: number, userId: number, role: MemberRole): Effect.Effect<void, LastOwner> =>
-      Effect.gen(function* () {
-        yield* lockOwners(organizationId)
-        const current = yield* roleOf(organizationId, userId)
-        if (current === "owner" && role !== "owner" && (yield* ownerCount(organizationId)) <= 1)
-          return yield* new LastOwner({ userId, change: "demote" })
-        yield* sql`
-          INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
-          ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`
-      }).pipe(
-        sql.withTransaction,
-        // A role changed here applies to this process's next request (others hear the table's trigger).
-        Effect.tap(() => forget(userId)),
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("Memberships.put")
-      )
+      changeMembership(organizationId, userId, (current) =>
+        Effect.zipRight(
+          keepLastOwner(organizationId, userId, current, role),
+          sql`
+            INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
+            ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`
+        )
+      ).pipe(Effect.asVoid, Effect.withSpan("Memberships.put"))
 
     /** Changes a member's role; the last owner stays owner. */
     const changeRole = (
@@ -124,39 +162,29 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       userId: number,
       role: MemberRole
     ): Effect.Effect<Member, MemberNotFound | LastOwner> =>
-      Effect.gen(function* () {
-        yield* lockOwners(organizationId)
-        const current = yield* roleOf(organizationId, userId)
-        if (current === undefined) return yield* new MemberNotFound({ userId })
-        if (current === "owner" && role !== "owner" && (yield* ownerCount(organizationId)) <= 1)
-          return yield* new LastOwner({ userId, change: "demote" })
-        if (current !== role)
-          yield* sql`UPDATE memberships SET role = ${role}
-            WHERE organization_id = ${organizationId} AND user_id = ${userId}`
-      }).pipe(
-        sql.withTransaction,
-        Effect.tap(() => forget(userId)),
+      changeMembership(organizationId, userId, (current) =>
+        Effect.gen(function* () {
+          if (current === undefined) return yield* new MemberNotFound({ userId })
+          yield* keepLastOwner(organizationId, userId, current, role)
+          if (current !== role)
+            yield* sql`UPDATE memberships SET role = ${role}
+              WHERE organization_id = ${organizationId} AND user_id = ${userId}`
+        })
+      ).pipe(
         Effect.zipRight(Effect.suspend(() => find(organizationId, userId))),
         Effect.map((member) => member!),
-        Effect.catchTag("SqlError", Effect.die),
         Effect.withSpan("Memberships.changeRole")
       )
 
     /** Removes a member (their user and personal tokens stay: they may belong elsewhere); never the last owner. */
     const remove = (organizationId: number, userId: number): Effect.Effect<void, MemberNotFound | LastOwner> =>
-      Effect.gen(function* () {
-        yield* lockOwners(organizationId)
-        const current = yield* roleOf(organizationId, userId)
-        if (current === undefined) return yield* new MemberNotFound({ userId })
-        if (current === "owner" && (yield* ownerCount(organizationId)) <= 1)
-          return yield* new LastOwner({ userId, change: "remove" })
-        yield* sql`DELETE FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`
-      }).pipe(
-        sql.withTransaction,
-        Effect.tap(() => forget(userId)),
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("Memberships.remove")
-      )
+      changeMembership(organizationId, userId, (current) =>
+        Effect.gen(function* () {
+          if (current === undefined) return yield* new MemberNotFound({ userId })
+          yield* keepLastOwner(organizationId, userId, current, undefined)
+          yield* sql`DELETE FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`
+        })
+      ).pipe(Effect.withSpan("Memberships.remove"))
 
     /** The organization's members whose name or e-mail contains every search term, one page in order. */
     const list = (
@@ -176,7 +204,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
         select,
         where,
         ordering: options.ordering,
-        decode: decodeMember
+        rows: { table: "memberships", schema: MemberRow }
       })
     }
 
