@@ -254,6 +254,11 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
       assert.strictEqual((yield* postMessage(org, t.id, { content: "x" }, member.token)).status, 201)
       assert.strictEqual((yield* postMessage(org, t.id, { content: "x" }, other.ownerToken)).status, 404)
       assert.strictEqual((yield* get(ticketPath(other, t.id, "messages/"), { token: other.ownerToken })).status, 404)
+      // Another organization's ticket is not found whatever the page; a page past an existing ticket's messages is.
+      const otherPage = yield* get(ticketPath(other, t.id, "messages/?page=2"), { token: other.ownerToken })
+      assert.deepStrictEqual([otherPage.status, otherPage.body], [404, { detail: "Not found." }])
+      const pastEnd = yield* get(ticketPath(org, t.id, "messages/?page=9"), { token: org.ownerToken })
+      assert.deepStrictEqual([pastEnd.status, pastEnd.body], [404, { detail: "Invalid page." }])
       assert.strictEqual((yield* postMessage(org, 987654321, { content: "x" })).status, 404)
     })
   )

@@ -273,8 +273,11 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           const ticketId = yield* integerIdOrNotFound(path.ticket_id)
           const page = yield* Pagination.parse(urlParams)
           const ordering = yield* MessageOrdering.parse(urlParams.ordering)
-          if (!(yield* queries.exists(scope.organizationId, ticketId))) return yield* new NotFound()
-          const found = yield* Pagination.paginate(request, page, queries.messages(ticketId, ordering))
+          const found = yield* Pagination.paginate(
+            request,
+            page,
+            queries.messages(scope.organizationId, ticketId, ordering)
+          ).pipe(Effect.catchTag("TicketNotInOrganization", () => new NotFound()))
           const urls = yield* downloadUrls(found.results)
           return json({ ...found, results: found.results.map((view) => renderMessage(view, urls)) })
         })

@@ -7,6 +7,7 @@ import * as Ordering from "../Http/Ordering.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
 import { prefixTsQuery } from "../Search/SearchText.js"
 import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
+import { TicketNotInOrganization } from "./TicketErrors.js"
 
 /**
  * The token row by its hash and, through a lateral join, the ticket's view if that token's caller (the person's
@@ -130,14 +131,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         Effect.withSpan("TicketQueries.readableViewForToken", { captureStackTrace: false })
       )
 
-    /** Whether the organization has this ticket. */
-    const exists = (organizationId: number, ticketId: number): Effect.Effect<boolean> =>
-      sql<{ one: number }>`
-        SELECT 1 AS one FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
-        Effect.map((rows) => rows.length > 0),
-        Effect.orDie
-      )
-
     /** The stored view of one message of a ticket of the organization, or undefined. */
     const message = (
       organizationId: number,
@@ -152,13 +145,20 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         Effect.orDie
       )
 
-    /** One page of a ticket's messages. */
-    const messages = (ticketId: number, ordering: Ordering.Ordering<string>) => ({
-      count: sql<{
-        count: string
-      }>`SELECT count(*) AS count FROM hd_ticket_messages WHERE ticket_id = ${ticketId}`.pipe(
-        Effect.map((rows) => Number(rows[0]!.count)),
-        Effect.orDie
+    /**
+     * One page of a ticket's messages. Its count is read with the ticket's row, so a ticket that is not the
+     * organization's fails the count (before any page is read) without a statement of its own.
+     */
+    const messages = (organizationId: number, ticketId: number, ordering: Ordering.Ordering<string>) => ({
+      count: sql<{ count: string }>`
+        SELECT (SELECT count(*) FROM hd_ticket_messages m WHERE m.ticket_id = t.ticket_id) AS count
+        FROM hd_tickets t WHERE t.ticket_id = ${ticketId} AND t.organization_id = ${String(organizationId)}`.pipe(
+        Effect.orDie,
+        Effect.flatMap((rows) =>
+          rows.length === 0
+            ? Effect.fail(new TicketNotInOrganization({ ticketId }))
+            : Effect.succeed(Number(rows[0]!.count))
+        )
       ),
       fetch: (window: { readonly limit: number; readonly offset: number }) =>
         sql<{ view: StoredMessageView }>`
@@ -249,6 +249,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       }
     }
 
-    return { view, readableViewForToken, exists, message, messages, list } as const
+    return { view, readableViewForToken, message, messages, list } as const
   })
 }) {}
