@@ -8,8 +8,10 @@ import { AuthCache } from "./AuthCache.js"
 import type { Caller } from "./CurrentCaller.js"
 import * as TokenSecret from "./TokenSecret.js"
 
-/** The kinds of API token: a person's own, or an organization's integration. */
-export const TokenKind = Schema.Literal("personal", "integration")
+/** The kinds of API token: a person's own, or an organization's integration (one per token prefix). */
+export const TokenKind = Schema.Literal(
+  ...(Object.keys(TokenSecret.TOKEN_PREFIX) as Array<keyof typeof TokenSecret.TOKEN_PREFIX>)
+)
 
 /** A stored token (never its plain value). */
 export const TokenRecord = Schema.Struct({
@@ -50,6 +52,7 @@ const TokenRow = Schema.Struct({
 
 /** A revoked row, with the hash under which its caller is cached. */
 const RevokedRow = Schema.Struct({ ...TokenRow.fields, tokenHash: Schema.Uint8ArrayFromSelf })
+const decodeRevoked = Schema.decodeUnknown(Schema.Array(RevokedRow))
 
 /** What a token check reads of a stored token row (`id, kind, user_id, organization_id, token_hash, revoked_at`). */
 const TokenCheck = Schema.Struct({
@@ -161,20 +164,18 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
         )
       }).pipe(Effect.orDie)
 
-    // Revokes the rows a condition names and forgets them here; other processes hear the table's trigger.
+    // Revokes the rows a condition names and forgets them here; other processes hear the table's trigger. The
+    // cache forgets each hash before the rows are decoded: the revocation is committed whatever they decode to.
     const revokeWhere = (where: ReturnType<typeof sql.and>) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: RevokedRow,
-        execute: () => sql`
-          UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE ${where}
-          RETURNING ${columns}, token_hash`
-      })(undefined).pipe(
+      sql<{ readonly tokenHash: Uint8Array }>`
+        UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE ${where}
+        RETURNING ${columns}, token_hash`.pipe(
         Effect.tap((rows) =>
           Effect.forEach(rows, (row) =>
             cache.invalidate({ _tag: "Token", hashHex: Buffer.from(row.tokenHash).toString("hex") })
           )
         ),
+        Effect.flatMap(decodeRevoked),
         Effect.map((rows) => rows.map(({ tokenHash: _, ...record }): TokenRecord => record)),
         dieUndecodable("api_tokens"),
         Effect.catchTag("SqlError", Effect.die)
