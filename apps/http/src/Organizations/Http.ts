@@ -31,7 +31,9 @@ export const OrganizationsLive = HttpApiBuilder.group(Api, "organizations", (han
             page,
             organizations.list({ caller, search: urlParams.search ?? "", ordering })
           )
-          return { ...result, results: yield* Effect.forEach(result.results, toWire) }
+          // One instant for the page, so every item counts its trial's remaining days alike.
+          const now = DateTime.toDate(yield* DateTime.now)
+          return { ...result, results: result.results.map((organization) => organizationWire(organization, now)) }
         })
       )
       .handleRaw("create", ({ request }) =>
