@@ -11,6 +11,7 @@ import type { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, type OrganizationScope } from "../Auth/OrganizationAccess.js"
 import type { Action } from "../Auth/Permissions.js"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import { type Doc, documented } from "./Documented.js"
 import { NotFound, type PermissionDenied, type ValidationError, Wire } from "./Errors.js"
 import type * as Ordering from "./Ordering.js"
 import * as Pagination from "./Pagination.js"
@@ -25,12 +26,6 @@ import { created, noContent } from "./Responses.js"
  * schemas, {@link handlers} implements them over a {@link Repository}; the feature's group adds anything else.
  * The repository may return domain models: the spec's `toWire` (and `created.toWire`) make the wire items.
  */
-
-/** An endpoint's OpenAPI summary and optional description. */
-export interface Doc {
-  readonly summary: string
-  readonly description?: string
-}
 
 /** The `HttpApiEndpoint` names of a resource's endpoints (a group holding two resources names them apart). */
 export interface Names {
@@ -124,8 +119,6 @@ export const make = <
 /** The client-chosen ordering's query parameter, if the list has one. */
 const orderingParams = (ordering: Ordering.OrderingSpec<string> | Ordering.Ordering<string>) =>
   "parse" in ordering ? ordering.params : {}
-
-const documented = (doc: Doc) => OpenApi.annotations({ summary: doc.summary, description: doc.description })
 
 /**
  * The resource's endpoints under the spec's names: `list`, `create`, `get`, `update` (undefined, also in its
@@ -248,8 +241,9 @@ export const fullGroup = <
 ) => guarded(group(id, spec).add(endpoints(spec).delete), title)
 
 /**
- * `group` behind the service's authentication, answering 403 where the role may not act, tagged `title` in
- * OpenAPI: for a resource's group without the five endpoints of {@link fullGroup} (no delete, or more endpoints).
+ * A group behind the service's authentication, answering 403 where the role may not act, tagged `title` in
+ * OpenAPI: {@link fullGroup}'s guard, for any group that is not the five endpoints of one resource (a resource
+ * without delete, or endpoints that are not a resource's, as the organizations').
  */
 export const guarded = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
   group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,
