@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Clock, Config, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
 import { SURVEY_TOKEN_PATTERN } from "../Csat/CsatToken.js"
-import { DEFAULT_INBOX_EMAIL_DOMAIN } from "../Inboxes/EmailPrefix.js"
+import { inboxEmailDomain } from "../Inboxes/EmailPrefix.js"
 import { optionsWithDefaults } from "../Timers/WorkerOptions.js"
 import { DeliveryRecorder, type DeliveryTarget } from "./DeliveryRecorder.js"
 import { MailComposer } from "./MailComposer.js"
@@ -168,11 +168,7 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
     const transport = yield* MailTransport
     const composer = yield* MailComposer
     const recorder = yield* DeliveryRecorder
-    const domain = yield* Config.string("INBOX_EMAIL_DOMAIN").pipe(
-      Config.withDefault(DEFAULT_INBOX_EMAIL_DOMAIN),
-      Config.map((value) => value.trim().toLowerCase() || DEFAULT_INBOX_EMAIL_DOMAIN),
-      Effect.orDie
-    )
+    const domain = yield* Effect.orDie(inboxEmailDomain)
     const leaseSeconds = Duration.toMillis(options.lease) / 1000
 
     const claim = (now: Date | null, batch: number, token: string) =>
