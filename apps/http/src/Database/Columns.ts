@@ -5,8 +5,8 @@ import { Schema } from "effect"
  * (`SqlSchema.findAll({ Result: … })`): a row that does not match is a defect naming the offending field.
  */
 
-/** A `bigint`/`bigserial` column: `pg` reads int8 as a decimal string. */
-export const BigInt8 = Schema.Union(Schema.Int, Schema.NumberFromString.pipe(Schema.int()))
+/** A `bigint`/`bigserial` column: `pg` reads int8 as a decimal string (tried first), other drivers may give a number. */
+export const BigInt8 = Schema.Union(Schema.NumberFromString.pipe(Schema.int()), Schema.Int)
 
 /** A `timestamptz` column: `pg` reads it as a `Date`. */
 export const Timestamptz = Schema.DateFromSelf
