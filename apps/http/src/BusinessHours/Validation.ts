@@ -207,8 +207,8 @@ export interface ValidSchedule {
 }
 
 /**
- * Validates the body of `PUT …/business-hours/` (`timezone`, `weekly_hours`) against the organization's stored
- * exceptions, compiling the whole schedule. The zone is stored under its canonical name (`europe/berlin` →
+ * Validates the body of `PUT …/business-hours/` (`timezone`, `weekly_hours`) with `exceptions`, compiling the
+ * whole schedule (none at the HTTP boundary: `BusinessHours.replace` compiles the change with the stored ones). The zone is stored under its canonical name (`europe/berlin` →
  * `Europe/Berlin`); omitted days are closed.
  */
 export const validateScheduleBody = (

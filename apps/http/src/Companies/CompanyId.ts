@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 
-/** A company's id: a UUID in canonical (lowercase, hyphenated) form. */
+/** A company's id: a UUID, stored and answered in canonical (lowercase, hyphenated) form ({@link parseUuid}). */
 export const CompanyId = Schema.UUID.pipe(Schema.brand("CompanyId"))
 
 /** A company's id. */

@@ -10,7 +10,7 @@ export const CompanyRefWire = Schema.Struct({ id: Schema.UUID, name: Schema.Stri
   identifier: "CompanyRef"
 })
 
-/** A customer (requester) as the API shows it, and as tickets embed it. */
+/** A customer (requester) as the API shows it. */
 export const CustomerWire = Schema.Struct({
   id: Schema.Int,
   name: Schema.String,
