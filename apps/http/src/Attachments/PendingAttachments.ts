@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Config, Duration, Effect, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
+import { replicaSecret } from "../Database/ReplicaSecret.js"
 import { absoluteUrl } from "../Http/Links.js"
 import { AttachmentClaimRefused, type ClaimedAttachment, type ClaimProblem, safeFileName } from "./Attachment.js"
 import { BlobStore, BlobStoreLive, type BlobTooLarge } from "./BlobStore.js"
 import { isRefusedContentType, sniffMarkup } from "./ContentSniffing.js"
-import { replicaSecret } from "./ReplicaSecret.js"
 import { signDownload, verifyDownload } from "./SignedUrl.js"
 
 /** The most an upload may hold: the spec's 50 MB, counted as 50 MiB. */

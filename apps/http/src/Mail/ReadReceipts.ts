@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Config, DateTime, Effect } from "effect"
-import { replicaSecret } from "../Attachments/ReplicaSecret.js"
+import { replicaSecret } from "../Database/ReplicaSecret.js"
 import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
 import { DeliveryRecorder, TRACKED_KINDS } from "./DeliveryRecorder.js"
 

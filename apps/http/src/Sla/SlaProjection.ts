@@ -8,9 +8,9 @@ import {
   ticketEventClasses
 } from "@helpdesk/domain"
 import { Effect, Either } from "effect"
+import { eventsByStream, readStreamEvents } from "../EventStore/EventsByStream.js"
 import type { InlineProjection } from "../EventStore/InlineProjection.js"
 import type { TicketFold } from "../EventStore/TicketSnapshot.js"
-import { eventsByStream, readStreamEvents } from "../Tickets/ReadModel/EventsByStream.js"
 import { foldFacts, type SlaFacts } from "./SlaClock.js"
 import { writeStates } from "./SlaState.js"
 

@@ -15,6 +15,7 @@ import {
   ticketView
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
+import { eventsByStream, readStreamEvents } from "../../EventStore/EventsByStream.js"
 import {
   type AppendContext,
   type InlineProjection,
@@ -24,7 +25,6 @@ import {
 import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "../../EventStore/TicketSnapshot.js"
 import { searchDocument } from "../../Search/SearchText.js"
 import { slaProjection } from "../../Sla/SlaProjection.js"
-import { eventsByStream, readStreamEvents } from "./EventsByStream.js"
 import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
 import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"
 

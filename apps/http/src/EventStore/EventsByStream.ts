@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { RecordedEvent } from "@helpdesk/domain"
 import { Effect } from "effect"
-import { eventValueColumns, valuesToRecordedEvent } from "../../EventStore/EventRows.js"
+import { eventValueColumns, valuesToRecordedEvent } from "./EventRows.js"
 
 /**
  * The events of each stream, in stream order, streams in order of first appearance: how the inline projections
