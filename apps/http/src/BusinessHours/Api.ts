@@ -55,6 +55,8 @@ export const ExceptionResource = Resource.make({
   }
 })
 
+const exceptions = Resource.endpoints(ExceptionResource)
+
 /** `/organizations/{organization_id}/business-hours/`: the organization's schedule and its dated exceptions. */
 export class BusinessHoursApi extends HttpApiGroup.make("businessHours")
   .add(
@@ -74,11 +76,11 @@ export class BusinessHoursApi extends HttpApiGroup.make("businessHours")
       .setPayload(BusinessHoursReplace)
       .addSuccess(BusinessHoursResource)
   )
-  .add(Resource.endpoints(ExceptionResource).list)
-  .add(Resource.endpoints(ExceptionResource).create)
-  .add(Resource.endpoints(ExceptionResource).get)
-  .add(Resource.endpoints(ExceptionResource).update)
-  .add(Resource.endpoints(ExceptionResource).delete)
+  .add(exceptions.list)
+  .add(exceptions.create)
+  .add(exceptions.get)
+  .add(exceptions.update)
+  .add(exceptions.delete)
   .addError(Wire.PermissionDenied)
   .middleware(ServiceAuth)
   .annotate(OpenApi.Title, "Business hours") {}
