@@ -1,5 +1,5 @@
 import { HttpApi, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Effect, Metric } from "effect"
+import { Effect, Metric, MetricLabel, Tracer } from "effect"
 import { Api } from "../Api.js"
 import { httpRequestDuration, httpRequests } from "./Metrics.js"
 import { routeTemplates, UNMATCHED } from "./RouteTemplates.js"
@@ -34,12 +34,13 @@ const seriesOf = (method: string, route: string, status: number) => {
   const key = `${method} ${route} ${status}`
   let found = series.get(key)
   if (found === undefined) {
-    const tag = <T, I, O>(metric: Metric.Metric<T, I, O>) =>
-      metric.pipe(
-        Metric.tagged("method", method),
-        Metric.tagged("route", route),
-        Metric.tagged("status", String(status))
-      )
+    // One label array per series: the metric caches its registry entry by that array, so it is looked up once.
+    const labels = [
+      MetricLabel.make("method", method),
+      MetricLabel.make("route", route),
+      MetricLabel.make("status", String(status))
+    ]
+    const tag = <T, I, O>(metric: Metric.Metric<T, I, O>) => Metric.taggedWithLabels(metric, labels)
     const counter = tag(httpRequests)
     const histogram = tag(httpRequestDuration)
     found = { count: Metric.increment(counter), time: (seconds) => Metric.update(histogram, seconds) }
@@ -63,7 +64,9 @@ export const measureRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defau
     const method = METHODS.has(request.method) ? request.method : "other"
     const { route, methodServed } = routeOf(request.method, request.url)
     // The server span (when traced) is around this middleware: it gets the template as OpenTelemetry's `http.route`.
-    yield* Effect.annotateCurrentSpan("http.route", route)
+    // Read as an option: `annotateCurrentSpan` builds an exception (with its stack) when nothing is traced.
+    const span = yield* Effect.serviceOption(Tracer.ParentSpan)
+    if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("http.route", route)
     const answered =
       exit._tag === "Success" ? exit.value.status : HttpServerError.causeResponseStripped(exit.cause)[0].status
     const status = answered === 404 && route !== UNMATCHED && !methodServed ? 405 : answered
