@@ -176,13 +176,29 @@ export interface PipelineOptions {
 
 const randomEventId: EventIdGenerator = () => globalThis.crypto.randomUUID()
 
-const retryConflicts =
-  (options: PipelineOptions) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.retry(self, {
-      schedule: options.retry ?? defaultConflictRetry,
-      while: (error) => error instanceof StreamVersionConflict
-    })
+/**
+ * `unit` as one unit of work of the {@link TicketStore}, started again from a fresh load when it loses an optimistic
+ * concurrency race (per `options.retry`), traced as `span`.
+ */
+const ticketUnitOfWork = <A, E, R>(
+  options: PipelineOptions,
+  span: string,
+  attributes: Record<string, unknown>,
+  unit: (store: TicketStore["Type"]) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | TicketStore> =>
+  Effect.flatMap(TicketStore, (store) =>
+    store.transaction(unit(store)).pipe(
+      Effect.retry({
+        schedule: options.retry ?? defaultConflictRetry,
+        while: (error) => error instanceof StreamVersionConflict
+      }),
+      Effect.withSpan(span, { attributes })
+    )
+  )
+
+/** Appends `writes` with the pipeline's event ids and metadata. */
+const appendWrites = (store: TicketStore["Type"], writes: ReadonlyArray<TicketWrite>, options: PipelineOptions) =>
+  store.append(writes, { eventId: options.eventId ?? randomEventId, metadata: options.metadata })
 
 /**
  * The command pipeline every ticket write goes through, in one unit of work of the {@link TicketStore}:
@@ -201,43 +217,33 @@ export const runTicketCommands = <A, E, R, EP = never, RP = never>(
   E | EP | TicketError | EventDecodeError | StreamVersionConflict | StreamClosed,
   R | RP | TicketStore
 > =>
-  Effect.flatMap(TicketStore, (store) =>
-    store
-      .transaction(
-        Effect.gen(function* () {
-          const loaded = yield* store.load(options.ticketId)
-          const plan = yield* options.plan(loaded)
-          const decided = yield* decideAll(plan.commands, loaded.state)
-          if (decided.events.length === 0) {
-            const written = { ticketId: options.ticketId, previous: loaded.state, events: [], state: loaded.state }
-            return { ...written, version: loaded.version, append: null, result: plan.result }
-          }
-          const write: TicketWrite = {
-            ticketId: options.ticketId,
-            before: loaded,
-            events: decided.events,
-            after: decided.state
-          }
-          const [append] = yield* store.append([write], {
-            eventId: options.eventId ?? randomEventId,
-            metadata: options.metadata
-          })
-          const written: TicketWritten = {
-            ticketId: options.ticketId,
-            previous: loaded.state,
-            events: decided.events,
-            state: decided.state,
-            version: append!.version,
-            append: append!
-          }
-          for (const policy of options.policies ?? []) yield* policy(written)
-          return { ...written, result: plan.result }
-        })
-      )
-      .pipe(
-        retryConflicts(options),
-        Effect.withSpan("Ticket.runCommands", { attributes: { ticketId: options.ticketId } })
-      )
+  ticketUnitOfWork(options, "Ticket.runCommands", { ticketId: options.ticketId }, (store) =>
+    Effect.gen(function* () {
+      const loaded = yield* store.load(options.ticketId)
+      const plan = yield* options.plan(loaded)
+      const decided = yield* decideAll(plan.commands, loaded.state)
+      if (decided.events.length === 0) {
+        const written = { ticketId: options.ticketId, previous: loaded.state, events: [], state: loaded.state }
+        return { ...written, version: loaded.version, append: null, result: plan.result }
+      }
+      const write: TicketWrite = {
+        ticketId: options.ticketId,
+        before: loaded,
+        events: decided.events,
+        after: decided.state
+      }
+      const [append] = yield* appendWrites(store, [write], options)
+      const written: TicketWritten = {
+        ticketId: options.ticketId,
+        previous: loaded.state,
+        events: decided.events,
+        state: decided.state,
+        version: append!.version,
+        append: append!
+      }
+      for (const policy of options.policies ?? []) yield* policy(written)
+      return { ...written, result: plan.result }
+    })
   )
 
 /**
@@ -257,60 +263,50 @@ export const runTicketBatch = <E, R, EP = never, RP = never>(
   EP | StreamVersionConflict | StreamClosed,
   R | RP | TicketStore
 > =>
-  Effect.flatMap(TicketStore, (store) =>
-    store
-      .transaction(
-        Effect.gen(function* () {
-          const ids = [...new Set(options.ticketIds)].sort((a, b) => a - b)
-          const loadedAll = yield* store.loadMany(ids)
-          const decided = new Map<number, Either.Either<TicketWrite, E | TicketError | EventDecodeError>>()
-          for (let i = 0; i < ids.length; i++) {
-            const ticketId = ids[i]!
-            const loaded = loadedAll[i]!
-            if (Either.isLeft(loaded)) {
-              decided.set(ticketId, Either.left(loaded.left))
-              continue
-            }
-            const commands = yield* Effect.either(options.plan(ticketId, loaded.right))
-            const decision = Either.flatMap(commands, (c) => decideAll(c, loaded.right.state))
-            decided.set(
-              ticketId,
-              Either.map(decision, ({ events, state }) => ({ ticketId, before: loaded.right, events, after: state }))
-            )
-          }
-          const writes = [...decided.values()].flatMap((d) =>
-            Either.isRight(d) && d.right.events.length > 0 ? [d.right] : []
-          )
-          const results = yield* store.append(writes, {
-            eventId: options.eventId ?? randomEventId,
-            metadata: options.metadata
-          })
-          const appended = new Map(writes.map((write, i) => [write.ticketId, results[i]!]))
-          const outcomes = new Map<number, Either.Either<TicketWritten, E | TicketError | EventDecodeError>>()
-          for (const [ticketId, d] of decided) {
-            if (Either.isLeft(d)) {
-              outcomes.set(ticketId, Either.left(d.left))
-              continue
-            }
-            const append = appended.get(ticketId) ?? null
-            const written: TicketWritten = {
-              ticketId,
-              previous: d.right.before.state,
-              events: d.right.events,
-              state: d.right.after,
-              version: append?.version ?? d.right.before.version,
-              append
-            }
-            if (append !== null) for (const policy of options.policies ?? []) yield* policy(written)
-            outcomes.set(ticketId, Either.right(written))
-          }
-          return options.ticketIds.map((id) => outcomes.get(id)!)
-        })
+  ticketUnitOfWork(options, "Ticket.runBatch", { tickets: options.ticketIds.length }, (store) =>
+    Effect.gen(function* () {
+      const ids = [...new Set(options.ticketIds)].sort((a, b) => a - b)
+      const loadedAll = yield* store.loadMany(ids)
+      const decided = new Map<number, Either.Either<TicketWrite, E | TicketError | EventDecodeError>>()
+      for (let i = 0; i < ids.length; i++) {
+        const ticketId = ids[i]!
+        const loaded = loadedAll[i]!
+        if (Either.isLeft(loaded)) {
+          decided.set(ticketId, Either.left(loaded.left))
+          continue
+        }
+        const commands = yield* Effect.either(options.plan(ticketId, loaded.right))
+        const decision = Either.flatMap(commands, (c) => decideAll(c, loaded.right.state))
+        decided.set(
+          ticketId,
+          Either.map(decision, ({ events, state }) => ({ ticketId, before: loaded.right, events, after: state }))
+        )
+      }
+      const writes = [...decided.values()].flatMap((d) =>
+        Either.isRight(d) && d.right.events.length > 0 ? [d.right] : []
       )
-      .pipe(
-        retryConflicts(options),
-        Effect.withSpan("Ticket.runBatch", { attributes: { tickets: options.ticketIds.length } })
-      )
+      const results = yield* appendWrites(store, writes, options)
+      const appended = new Map(writes.map((write, i) => [write.ticketId, results[i]!]))
+      const outcomes = new Map<number, Either.Either<TicketWritten, E | TicketError | EventDecodeError>>()
+      for (const [ticketId, d] of decided) {
+        if (Either.isLeft(d)) {
+          outcomes.set(ticketId, Either.left(d.left))
+          continue
+        }
+        const append = appended.get(ticketId) ?? null
+        const written: TicketWritten = {
+          ticketId,
+          previous: d.right.before.state,
+          events: d.right.events,
+          state: d.right.after,
+          version: append?.version ?? d.right.before.version,
+          append
+        }
+        if (append !== null) for (const policy of options.policies ?? []) yield* policy(written)
+        outcomes.set(ticketId, Either.right(written))
+      }
+      return options.ticketIds.map((id) => outcomes.get(id)!)
+    })
   )
 
 /** The outcome of {@link runTicketMerge}: both writes. */
@@ -334,42 +330,34 @@ export const runTicketMerge = <E = never, R = never>(
   E | MergeError | EventDecodeError | StreamVersionConflict | StreamClosed,
   R | TicketStore
 > =>
-  Effect.flatMap(TicketStore, (store) => {
-    const { command } = options
-    return store
-      .transaction(
-        Effect.gen(function* () {
-          const first = Math.min(command.sourceTicketId, command.targetTicketId)
-          const second = Math.max(command.sourceTicketId, command.targetTicketId)
-          const loadedFirst = yield* store.load(first)
-          const loadedSecond = first === second ? loadedFirst : yield* store.load(second)
-          const source = command.sourceTicketId === first ? loadedFirst : loadedSecond
-          const target = command.targetTicketId === first ? loadedFirst : loadedSecond
-          if (options.check !== undefined) yield* options.check(source, target)
-          const decision = yield* decideMerge(command, source.state, target.state)
-          const writes = mergeWrites(command, source, target, decision)
-          const results = yield* store.append(writes, {
-            eventId: options.eventId ?? randomEventId,
-            metadata: options.metadata
-          })
-          const written = (write: TicketWrite, i: number): TicketWritten => ({
-            ticketId: write.ticketId,
-            previous: write.before.state,
-            events: write.events,
-            state: write.after,
-            version: results[i]!.version,
-            append: results[i]!
-          })
-          return { source: written(writes[0], 0), target: written(writes[1], 1) }
+  ticketUnitOfWork(
+    options,
+    "Ticket.runMerge",
+    { sourceTicketId: options.command.sourceTicketId, targetTicketId: options.command.targetTicketId },
+    (store) =>
+      Effect.gen(function* () {
+        const { command } = options
+        const first = Math.min(command.sourceTicketId, command.targetTicketId)
+        const second = Math.max(command.sourceTicketId, command.targetTicketId)
+        const loadedFirst = yield* store.load(first)
+        const loadedSecond = first === second ? loadedFirst : yield* store.load(second)
+        const source = command.sourceTicketId === first ? loadedFirst : loadedSecond
+        const target = command.targetTicketId === first ? loadedFirst : loadedSecond
+        if (options.check !== undefined) yield* options.check(source, target)
+        const decision = yield* decideMerge(command, source.state, target.state)
+        const writes = mergeWrites(command, source, target, decision)
+        const results = yield* appendWrites(store, writes, options)
+        const written = (write: TicketWrite, i: number): TicketWritten => ({
+          ticketId: write.ticketId,
+          previous: write.before.state,
+          events: write.events,
+          state: write.after,
+          version: results[i]!.version,
+          append: results[i]!
         })
-      )
-      .pipe(
-        retryConflicts(options),
-        Effect.withSpan("Ticket.runMerge", {
-          attributes: { sourceTicketId: command.sourceTicketId, targetTicketId: command.targetTicketId }
-        })
-      )
-  })
+        return { source: written(writes[0], 0), target: written(writes[1], 1) }
+      })
+  )
 
 /** Options of {@link executeTicketCommand} and {@link executeMerge}. */
 export type ExecuteOptions = PipelineOptions
