@@ -4,7 +4,7 @@ import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { customerWire } from "../Customers/Api.js"
 import { CustomerOrdering, Customers } from "../Customers/Customers.js"
-import { NotFound, ValidationError } from "../Http/Errors.js"
+import { NotFound, ValidationError, writeRefusals } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
 import * as Resource from "../Http/Resource.js"
 import { CompanyResource } from "./Api.js"
@@ -13,29 +13,23 @@ import type { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomains
 import { parseCompanyId } from "./CompanyId.js"
 
 /** The wire error of a refused company write. */
-export const companyWriteError = (
-  error: CompanyNotFound | CompanyNameTaken | EmailDomainsTaken | AssigneeNotMember
-): NotFound | ValidationError => {
-  switch (error._tag) {
-    case "CompanyNotFound":
-      return new NotFound()
-    case "CompanyNameTaken":
-      return ValidationError.field("name", "A company with this name already exists.")
-    case "EmailDomainsTaken":
-      return new ValidationError({
-        errors: {
-          email_domains: error.taken.map(
-            ({ domain, companyName }) => `The domain ${domain} already belongs to ${companyName}.`
-          )
-        }
-      })
-    case "AssigneeNotMember":
-      return ValidationError.field(
-        "default_assignee_id",
-        `Invalid pk "${error.userId}" - the user is not a member of this organization.`
-      )
-  }
-}
+export const companyWriteError = writeRefusals<
+  CompanyNotFound | CompanyNameTaken | EmailDomainsTaken | AssigneeNotMember
+>()({
+  CompanyNotFound: () => new NotFound(),
+  CompanyNameTaken: () => ValidationError.field("name", "A company with this name already exists."),
+  EmailDomainsTaken: ({ taken }) =>
+    new ValidationError({
+      errors: {
+        email_domains: taken.map(({ domain, companyName }) => `The domain ${domain} already belongs to ${companyName}.`)
+      }
+    }),
+  AssigneeNotMember: ({ userId }) =>
+    ValidationError.field(
+      "default_assignee_id",
+      `Invalid pk "${userId}" - the user is not a member of this organization.`
+    )
+})
 
 /** Handlers of the `companies` group. */
 export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =>

@@ -4,7 +4,7 @@ import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import type { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { parseUuid } from "../Companies/CompanyId.js"
-import { NotFound, ValidationError } from "../Http/Errors.js"
+import { NotFound, ValidationError, writeRefusals } from "../Http/Errors.js"
 import { parseBooleanText } from "../Http/Fields.js"
 import { parseIntegerIdAs } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
@@ -14,23 +14,18 @@ import type { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from
 import { Customers } from "./Customers.js"
 
 /** The wire error of a refused customer write. */
-export const customerWriteError = (
-  error: CustomerNotFound | CustomerEmailTaken | CompanyNotFound | ManagerWithoutCompany
-): NotFound | ValidationError => {
-  switch (error._tag) {
-    case "CustomerNotFound":
-      return new NotFound()
-    case "CustomerEmailTaken":
-      return ValidationError.field("email", "A customer with this email address already exists.")
-    case "CompanyNotFound":
-      return ValidationError.field("company_id", `Invalid pk "${error.id}" - object does not exist.`)
-    case "ManagerWithoutCompany":
-      return ValidationError.field(
-        "is_company_manager",
-        "A customer without a company cannot be its manager. Set company_id as well."
-      )
-  }
-}
+export const customerWriteError = writeRefusals<
+  CustomerNotFound | CustomerEmailTaken | CompanyNotFound | ManagerWithoutCompany
+>()({
+  CustomerNotFound: () => new NotFound(),
+  CustomerEmailTaken: () => ValidationError.field("email", "A customer with this email address already exists."),
+  CompanyNotFound: ({ id }) => ValidationError.field("company_id", `Invalid pk "${id}" - object does not exist.`),
+  ManagerWithoutCompany: () =>
+    ValidationError.field(
+      "is_company_manager",
+      "A customer without a company cannot be its manager. Set company_id as well."
+    )
+})
 
 /** `company_id` and `is_spam` filters of a list, or a field error naming the bad one. */
 export const parseCustomerFilters = (params: {

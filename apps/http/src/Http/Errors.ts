@@ -1,5 +1,5 @@
 import { HttpApiSchema } from "@effect/platform"
-import { type Cause, Data, Schema } from "effect"
+import { type Cause, Data, Match, Schema } from "effect"
 import { ownValue, setOwn, untrustedRecord } from "./UntrustedKeys.js"
 
 /**
@@ -174,6 +174,13 @@ export class ValidationError extends HttpError<ValidationError>()(
   /** A message about the request as a whole (a broken state rule, a cross-field rule). */
   static readonly nonField = (message: string) => ValidationError.field(NON_FIELD_ERRORS, message)
 }
+
+/**
+ * A feature's table from each reason a write is refused to its answer (404, or 400 naming a field): exhaustive,
+ * so a reason added to the feature does not compile until it is mapped.
+ */
+export const writeRefusals = <Reason extends { readonly _tag: string }>() =>
+  Match.typeTags<Reason, NotFound | ValidationError>()
 
 const nest = (path: ReadonlyArray<string>, messages: ReadonlyArray<string>): FieldErrors => {
   if (path.length === 0) return { [NON_FIELD_ERRORS]: messages }

@@ -2,7 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
-import { NotFound, ValidationError } from "../Http/Errors.js"
+import { NotFound, ValidationError, writeRefusals } from "../Http/Errors.js"
 import { parseIntegerIdAs } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { InboxResource } from "./Api.js"
@@ -11,21 +11,15 @@ import type { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./In
 import { Inboxes } from "./Inboxes.js"
 
 /** The wire error of a refused inbox write. */
-export const inboxWriteError = (
-  error: InboxNotFound | EmailPrefixTaken | DefaultInboxRequired
-): NotFound | ValidationError => {
-  switch (error._tag) {
-    case "InboxNotFound":
-      return new NotFound()
-    case "EmailPrefixTaken":
-      return ValidationError.field("email_prefix", "An inbox with this email prefix already exists.")
-    case "DefaultInboxRequired":
-      return ValidationError.field(
-        "is_default",
-        "An organization always has a default inbox: make another inbox the default instead."
-      )
-  }
-}
+export const inboxWriteError = writeRefusals<InboxNotFound | EmailPrefixTaken | DefaultInboxRequired>()({
+  InboxNotFound: () => new NotFound(),
+  EmailPrefixTaken: () => ValidationError.field("email_prefix", "An inbox with this email prefix already exists."),
+  DefaultInboxRequired: () =>
+    ValidationError.field(
+      "is_default",
+      "An organization always has a default inbox: make another inbox the default instead."
+    )
+})
 
 /** Handlers of the `inboxes` group. */
 export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Match } from "effect"
 import { Api } from "../Api.js"
 import type { MemberRole } from "../Auth/CurrentCaller.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
@@ -21,18 +21,14 @@ const ownersOnly = (scope: OrganizationScope, ...roles: ReadonlyArray<MemberRole
     : Effect.void
 
 /** The wire error of a refused member write. */
-const memberWriteError = (error: AlreadyMember | MemberNotFound | LastOwner): Conflict | NotFound => {
-  switch (error._tag) {
-    case "AlreadyMember":
-      return new Conflict({
-        detail: `${error.email} is already a member (${error.role}): change their role with PATCH members/${error.userId}/.`
-      })
-    case "MemberNotFound":
-      return new NotFound()
-    case "LastOwner":
-      return new Conflict({ detail: error.message })
-  }
-}
+const memberWriteError = Match.typeTags<AlreadyMember | MemberNotFound | LastOwner, Conflict | NotFound>()({
+  AlreadyMember: ({ email, role, userId }) =>
+    new Conflict({
+      detail: `${email} is already a member (${role}): change their role with PATCH members/${userId}/.`
+    }),
+  MemberNotFound: () => new NotFound(),
+  LastOwner: ({ message }) => new Conflict({ detail: message })
+})
 
 /** Handlers of the `members` group: the service the CLI's `user add` uses, with the API's rules. */
 export const MembersLive = HttpApiBuilder.group(Api, "members", (handlers) =>
