@@ -1,4 +1,5 @@
 import type { MergeError, TicketError, TicketRef } from "@helpdesk/domain"
+import { Match } from "effect"
 import { claimProblemMessages } from "../Attachments/Attachment.js"
 import { Conflict, NON_FIELD_ERRORS, NotFound, ValidationError } from "../Http/Errors.js"
 import { HTML_TOO_DEEP } from "../Http/Html.js"
@@ -23,45 +24,33 @@ const field = (name: string, message: string) => ValidationError.field(name, mes
 
 const plural = (count: number, word: string) => (count > 1 ? `${word}s` : word)
 
+const one = (field: string, message: string) => ({ field, messages: [message] })
+
 /** The request field a refused input concerns, and what the caller reads there. */
-export const inputRefusal = (
-  reason: TicketInputReason
-): { readonly field: string; readonly messages: ReadonlyArray<string> } => {
-  const one = (name: string, message: string) => ({ field: name, messages: [message] })
-  switch (reason._tag) {
-    case "HtmlTooDeep":
-      return one(reason.of === "description" ? "description_html" : "content_html", HTML_TOO_DEEP)
-    case "DescriptionHtmlUnsafe":
-      return one(
-        "description_html",
-        "Nothing is left of description_html once unsafe markup is removed; give a description."
-      )
-    case "InboxNotInOrganization":
-      return one("inbox_id", `Inbox ${reason.inboxId} does not exist in this organization.`)
-    case "CustomerNotInOrganization":
-      return one("customer_id", `Customer ${reason.customerId} does not exist in this organization.`)
-    case "TagsNotInOrganization":
-      return one(
-        "tags",
-        `Unknown ${plural(reason.tagIds.length, "tag id")}: ${reason.tagIds.join(", ")}. Use ids of this organization's tags.`
-      )
-    case "AssigneeNotMember":
-      return one("assignee_id", `User ${reason.userId} is not a member of this organization.`)
-    case "NextAssigneeNotMember":
-      return one("next_assignee_id", `User ${reason.userId} is not a member of this organization.`)
-    case "AttachmentsNotClaimable":
-      return { field: "attachment_ids", messages: claimProblemMessages(reason.problems) }
-    case "CannotActivateNewTicket":
-      return one(
-        "status",
-        "A new ticket becomes active when an associate replies to the customer; it cannot be set to active."
-      )
-    case "CannotReturnToCreated":
-      return one("status", `A ${reason.status} ticket cannot go back to created.`)
-    case "MergeTargetNotInOrganization":
-      return one("into", `Ticket ${reason.ticketId} does not exist in this organization.`)
-  }
-}
+export const inputRefusal: (reason: TicketInputReason) => {
+  readonly field: string
+  readonly messages: ReadonlyArray<string>
+} = Match.typeTags<TicketInputReason, { readonly field: string; readonly messages: ReadonlyArray<string> }>()({
+  HtmlTooDeep: ({ of }) => one(of === "description" ? "description_html" : "content_html", HTML_TOO_DEEP),
+  DescriptionHtmlUnsafe: () =>
+    one("description_html", "Nothing is left of description_html once unsafe markup is removed; give a description."),
+  InboxNotInOrganization: ({ inboxId }) => one("inbox_id", `Inbox ${inboxId} does not exist in this organization.`),
+  CustomerNotInOrganization: ({ customerId }) =>
+    one("customer_id", `Customer ${customerId} does not exist in this organization.`),
+  TagsNotInOrganization: ({ tagIds }) =>
+    one(
+      "tags",
+      `Unknown ${plural(tagIds.length, "tag id")}: ${tagIds.join(", ")}. Use ids of this organization's tags.`
+    ),
+  AssigneeNotMember: ({ userId }) => one("assignee_id", `User ${userId} is not a member of this organization.`),
+  NextAssigneeNotMember: ({ userId }) =>
+    one("next_assignee_id", `User ${userId} is not a member of this organization.`),
+  AttachmentsNotClaimable: ({ problems }) => ({ field: "attachment_ids", messages: claimProblemMessages(problems) }),
+  CannotActivateNewTicket: () =>
+    one("status", "A new ticket becomes active when an associate replies to the customer; it cannot be set to active."),
+  CannotReturnToCreated: ({ status }) => one("status", `A ${status} ticket cannot go back to created.`),
+  MergeTargetNotInOrganization: ({ ticketId }) => one("into", `Ticket ${ticketId} does not exist in this organization.`)
+})
 
 /**
  * The HTTP answer to a refused ticket write: 404 for a ticket the organization does not have, 409 for a conflict
