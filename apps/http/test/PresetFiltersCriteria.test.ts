@@ -45,7 +45,7 @@ describe("validateCriteria", () => {
       is_snoozed: false,
       sla_breached: true,
       sla_due_within: 60
-    }
+    } as const
     assert.deepStrictEqual(criteriaOf(validateCriteria(given)), {
       ...given,
       tags_include: ["vip", "billing"],
