@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
+import { treeShape } from "./support/HelpCenterTree.js"
 import { del, get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
@@ -41,18 +42,6 @@ const createArticle = (path: string, token: string, json: Record<string, unknown
     assert.strictEqual(response.status, 201, response.text)
     return response.body as { readonly id: number; readonly slug: string; readonly published_at: string | null }
   })
-
-interface Node {
-  readonly id: number
-  readonly children: ReadonlyArray<Node>
-  readonly articles?: ReadonlyArray<{ readonly id: number }>
-}
-const shape = (nodes: ReadonlyArray<Node>): unknown =>
-  nodes.map((n) => ({
-    id: n.id,
-    children: shape(n.children),
-    ...(n.articles === undefined ? {} : { articles: n.articles.map((a) => a.id) })
-  }))
 
 layer(TestAppLive, { excludeTestServices: true })("help center", (it) => {
   it.effect("POST collections: 201, Location, every field, the organization's one portal, a slug from the name", () =>
@@ -144,7 +133,7 @@ layer(TestAppLive, { excludeTestServices: true })("help center", (it) => {
       const response = yield* get(hc.tree, { token: hc.member.token })
       assert.strictEqual(response.status, 200)
       assert.isArray(response.body)
-      assert.deepStrictEqual(shape(response.body), [
+      assert.deepStrictEqual(treeShape(response.body), [
         {
           id: a.id,
           children: [
@@ -182,7 +171,7 @@ layer(TestAppLive, { excludeTestServices: true })("help center", (it) => {
       for (const value of ["true", "1", "yes", "YES"]) {
         const response = yield* get(`${hc.tree}?include_articles=${value}`, { token: hc.member.token })
         assert.deepStrictEqual(
-          shape(response.body),
+          treeShape(response.body),
           [{ id: root.id, children: [{ id: child.id, children: [], articles: [] }], articles: [first.id, second.id] }],
           value
         )
@@ -260,7 +249,7 @@ layer(TestAppLive, { excludeTestServices: true })("help center", (it) => {
           parent: ["A collection cannot be moved under itself or one of its descendants."]
         })
       }
-      assert.deepStrictEqual(shape((yield* get(hc.tree, { token: hc.owner })).body), [
+      assert.deepStrictEqual(treeShape((yield* get(hc.tree, { token: hc.owner })).body), [
         { id: top.id, children: [{ id: mid.id, children: [{ id: leaf.id, children: [] }] }] },
         { id: other.id, children: [] }
       ])

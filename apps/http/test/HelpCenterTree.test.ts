@@ -4,26 +4,15 @@ import { type ArticleNode, CollectionNode, encodeCollectionNode } from "../src/H
 import { MAX_SLUG_LENGTH, SLUG_PATTERN, slugify, uniqueSlug } from "../src/HelpCenter/Slugs.js"
 import { buildTree, depthOf, MAX_DEPTH, refuseMove } from "../src/HelpCenter/Tree.js"
 import { includesArticles, parseTreeQuery } from "../src/HelpCenter/TreeQuery.js"
+import { treeShape } from "./support/HelpCenterTree.js"
 
 const c = (id: number, parent: number | null, position: number) => ({ id, parent, position, name: `c${id}` })
 const a = (id: number, collection: number, position: number) => ({ id, collection, position })
 
-interface Shape {
-  readonly id: number
-  readonly children: ReadonlyArray<Shape>
-  readonly articles?: ReadonlyArray<{ readonly id: number }>
-}
-const shape = (nodes: ReadonlyArray<Shape>): unknown =>
-  nodes.map((n) => ({
-    id: n.id,
-    children: shape(n.children),
-    ...(n.articles === undefined ? {} : { articles: n.articles.map((x) => x.id) })
-  }))
-
 describe("buildTree", () => {
   it("nests by parent and orders every level by position, then id", () => {
     const tree = buildTree([c(1, null, 2), c(2, null, 1), c(3, 1, 5), c(4, 1, 0), c(5, 4, 0), c(6, 1, 0)])
-    assert.deepStrictEqual(shape(tree), [
+    assert.deepStrictEqual(treeShape(tree), [
       { id: 2, children: [] },
       {
         id: 1,
@@ -41,13 +30,13 @@ describe("buildTree", () => {
     const without = buildTree(collections)
     assert.isFalse("articles" in without[0]!)
     const withArticles = buildTree(collections, [a(10, 1, 3), a(11, 1, 1), a(12, 1, 1)])
-    assert.deepStrictEqual(shape(withArticles), [
+    assert.deepStrictEqual(treeShape(withArticles), [
       { id: 1, children: [{ id: 2, children: [], articles: [] }], articles: [11, 12, 10] }
     ])
   })
 
   it("shows a collection whose parent is missing as a root rather than dropping it", () => {
-    assert.deepStrictEqual(shape(buildTree([c(7, 99, 0)])), [{ id: 7, children: [] }])
+    assert.deepStrictEqual(treeShape(buildTree([c(7, 99, 0)])), [{ id: 7, children: [] }])
   })
 })
 
