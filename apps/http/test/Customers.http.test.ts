@@ -13,9 +13,13 @@ const company = (org: Fixtures.OrgFixture, name: string, email_domains: Readonly
     return response.body as { readonly id: string; readonly name: string }
   })
 
+/** Sends a create request for a customer as the owner (the answer is checked by the caller). */
+const postCustomer = (org: Fixtures.OrgFixture, json: unknown) =>
+  post(`${org.path}customers/`, { token: org.ownerToken, json })
+
 const customer = (org: Fixtures.OrgFixture, body: Record<string, unknown>) =>
   Effect.gen(function* () {
-    const response = yield* post(`${org.path}customers/`, { token: org.ownerToken, json: body })
+    const response = yield* postCustomer(org, body)
     assert.strictEqual(response.status, 201, response.text)
     return response.body
   })
@@ -60,7 +64,7 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
   it.effect("only email is required; the other fields default (empty name, not spam, no company)", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
-      const missing = yield* post(`${org.path}customers/`, { token: org.ownerToken, json: { name: "No Mail" } })
+      const missing = yield* postCustomer(org, { name: "No Mail" })
       assert.strictEqual(missing.status, 400)
       assert.deepStrictEqual(missing.body, { email: ["This field is required."] })
       const minimal = yield* customer(org, { email: "min@example.com" })
@@ -72,10 +76,7 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
         company: null,
         is_company_manager: false
       })
-      const nulls = yield* post(`${org.path}customers/`, {
-        token: org.ownerToken,
-        json: { email: "n@example.com", company_id: null }
-      })
+      const nulls = yield* postCustomer(org, { email: "n@example.com", company_id: null })
       assert.strictEqual(nulls.status, 201)
       assert.isNull(nulls.body.company)
     })
@@ -84,28 +85,21 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
   it.effect("name: at most 255 characters; email: at most 254 and a valid address", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
-      const path = `${org.path}customers/`
-      const longest = yield* post(path, {
-        token: org.ownerToken,
-        json: { email: "a@example.com", name: "é".repeat(255) }
-      })
+      const longest = yield* postCustomer(org, { email: "a@example.com", name: "é".repeat(255) })
       assert.strictEqual(longest.status, 201)
       assert.strictEqual(longest.body.name, "é".repeat(255))
-      const tooLong = yield* post(path, {
-        token: org.ownerToken,
-        json: { email: "b@example.com", name: "é".repeat(256) }
-      })
+      const tooLong = yield* postCustomer(org, { email: "b@example.com", name: "é".repeat(256) })
       assert.strictEqual(tooLong.status, 400)
       assert.deepStrictEqual(tooLong.body, { name: ["Ensure this field has no more than 255 characters."] })
       // 254 characters: a 64-character local part at a 189-character domain.
       const domain = `${"d".repeat(60)}.${"e".repeat(60)}.${"f".repeat(59)}.example`
       const email254 = `${"l".repeat(64)}@${domain}`
       assert.strictEqual(email254.length, 254)
-      const edge = yield* post(path, { token: org.ownerToken, json: { email: email254 } })
+      const edge = yield* postCustomer(org, { email: email254 })
       assert.strictEqual(edge.status, 201, edge.text)
       assert.strictEqual(edge.body.email, email254)
       const email255 = `m${email254}`
-      const over = yield* post(path, { token: org.ownerToken, json: { email: email255 } })
+      const over = yield* postCustomer(org, { email: email255 })
       assert.strictEqual(over.status, 400)
       assert.deepStrictEqual(over.body, { email: ["Ensure this field has no more than 254 characters."] })
       for (const bad of [
@@ -116,13 +110,13 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
         "a@exa mple.com",
         "a@@example.com"
       ]) {
-        const response = yield* post(path, { token: org.ownerToken, json: { email: bad } })
+        const response = yield* postCustomer(org, { email: bad })
         assert.strictEqual(response.status, 400, bad)
         assert.deepStrictEqual(response.body, { email: ["Enter a valid email address."] }, bad)
       }
-      const blank = yield* post(path, { token: org.ownerToken, json: { email: "  " } })
+      const blank = yield* postCustomer(org, { email: "  " })
       assert.deepStrictEqual(blank.body, { email: ["This field may not be blank."] })
-      const wrongType = yield* post(path, { token: org.ownerToken, json: { email: ["a@example.com"], name: {} } })
+      const wrongType = yield* postCustomer(org, { email: ["a@example.com"], name: {} })
       assert.deepStrictEqual(wrongType.body, { email: ["Not a valid string."], name: ["Not a valid string."] })
     })
   )
@@ -132,7 +126,7 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
       const org = yield* Fixtures.organization()
       const other = yield* Fixtures.organization()
       yield* customer(org, { email: "dup@example.com" })
-      const taken = yield* post(`${org.path}customers/`, { token: org.ownerToken, json: { email: "DUP@Example.com" } })
+      const taken = yield* postCustomer(org, { email: "DUP@Example.com" })
       assert.strictEqual(taken.status, 400)
       assert.deepStrictEqual(taken.body, { email: ["A customer with this email address already exists."] })
       const elsewhere = yield* post(`${other.path}customers/`, {
@@ -148,23 +142,16 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
       const org = yield* Fixtures.organization()
       const other = yield* Fixtures.organization()
       const foreign = yield* company(other, "Foreign")
-      const path = `${org.path}customers/`
       for (const bad of ["not-a-uuid", "123", "0f8fad5b-d9cb-469f-a165-70867728950", 42, true]) {
-        const response = yield* post(path, { token: org.ownerToken, json: { email: "x@example.com", company_id: bad } })
+        const response = yield* postCustomer(org, { email: "x@example.com", company_id: bad })
         assert.strictEqual(response.status, 400, String(bad))
         assert.deepStrictEqual(response.body, { company_id: ["Must be a valid UUID."] })
       }
-      const cross = yield* post(path, {
-        token: org.ownerToken,
-        json: { email: "x@example.com", company_id: foreign.id }
-      })
+      const cross = yield* postCustomer(org, { email: "x@example.com", company_id: foreign.id })
       assert.strictEqual(cross.status, 400)
       assert.deepStrictEqual(cross.body, { company_id: [`Invalid pk "${foreign.id}" - object does not exist.`] })
       const unknown = "0f8fad5b-d9cb-469f-a165-70867728950e"
-      const missing = yield* post(path, {
-        token: org.ownerToken,
-        json: { email: "x@example.com", company_id: unknown }
-      })
+      const missing = yield* postCustomer(org, { email: "x@example.com", company_id: unknown })
       assert.deepStrictEqual(missing.body, { company_id: [`Invalid pk "${unknown}" - object does not exist.`] })
     })
   )
@@ -172,20 +159,13 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
   it.effect("booleans are validated; a manager needs a company", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
-      const path = `${org.path}customers/`
-      const bad = yield* post(path, {
-        token: org.ownerToken,
-        json: { email: "b@example.com", is_spam: "maybe", is_company_manager: 2 }
-      })
+      const bad = yield* postCustomer(org, { email: "b@example.com", is_spam: "maybe", is_company_manager: 2 })
       assert.strictEqual(bad.status, 400)
       assert.deepStrictEqual(bad.body, {
         is_spam: ["Must be a valid boolean (true/false, 1/0 or yes/no)."],
         is_company_manager: ["Must be a valid boolean (true/false, 1/0 or yes/no)."]
       })
-      const manager = yield* post(path, {
-        token: org.ownerToken,
-        json: { email: "m@example.com", is_company_manager: true }
-      })
+      const manager = yield* postCustomer(org, { email: "m@example.com", is_company_manager: true })
       assert.strictEqual(manager.status, 400)
       assert.deepStrictEqual(manager.body, {
         is_company_manager: ["A customer without a company cannot be its manager. Set company_id as well."]
@@ -236,7 +216,7 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
       })
       assert.strictEqual(broken.status, 400)
       assert.match(broken.body.detail, /^JSON parse error - /)
-      const array = yield* post(path, { token: org.ownerToken, json: [{ email: "x@example.com" }] })
+      const array = yield* postCustomer(org, [{ email: "x@example.com" }])
       assert.strictEqual(array.status, 400)
       assert.deepStrictEqual(array.body, { non_field_errors: ["Invalid data. Expected a JSON object, but got array."] })
       const text = yield* post(path, { token: org.ownerToken, body: "email=x@example.com", contentType: "text/plain" })
