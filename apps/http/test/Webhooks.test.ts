@@ -43,6 +43,25 @@ const createWebhook = (org: TicketOrg, json: Record<string, unknown>) =>
 /** Runs the webhook worker for the rest of the test's scope. */
 const worker = (options: WebhookOptions = testWebhookOptions()) => Layer.build(webhookWorkerLayer(options))
 
+/**
+ * Runs the webhook worker (with `options`), and gives a new organization a webhook (with `webhook`'s fields) to a new
+ * receiver that answers `respond`.
+ */
+const hookedOrganization = (
+  settings: {
+    readonly respond?: Parameters<typeof receiver>[0]
+    readonly webhook?: Record<string, unknown>
+    readonly options?: WebhookOptions
+  } = {}
+) =>
+  Effect.gen(function* () {
+    yield* worker(settings.options)
+    const org = yield* organization
+    const hook = yield* receiver(settings.respond)
+    const created = yield* createWebhook(org, { url: hook.url, ...settings.webhook })
+    return { org, hook, created }
+  })
+
 const bodyOf = (received: Received) =>
   JSON.parse(received.body) as {
     id: string
@@ -140,10 +159,7 @@ describe("webhooks", () => {
       "a receiver verifies every signature with the guide's code, gets each event once, a ticket's events in order",
       () =>
         Effect.gen(function* () {
-          yield* worker()
-          const org = yield* organization
-          const hook = yield* receiver()
-          const created = yield* createWebhook(org, { url: hook.url })
+          const { org, hook, created } = yield* hookedOrganization()
           const first = yield* ticket(org)
           const second = yield* ticket(org)
           yield* postMessage(org, first.id, { content: "We are on it." })
@@ -206,10 +222,10 @@ describe("webhooks", () => {
 
     it.scoped("only subscribed types are sent; a 500 is retried until the receiver answers 2xx", () =>
       Effect.gen(function* () {
-        yield* worker()
-        const org = yield* organization
-        const hook = yield* receiver(({ index }) => (index < 2 ? 500 : 204))
-        const created = yield* createWebhook(org, { url: hook.url, event_types: ["TicketPriorityChanged"] })
+        const { org, hook, created } = yield* hookedOrganization({
+          respond: ({ index }) => (index < 2 ? 500 : 204),
+          webhook: { event_types: ["TicketPriorityChanged"] }
+        })
         const t = yield* ticket(org)
         yield* updateTicket(org, t.id, { priority: "urgent" })
         yield* eventually(
@@ -251,10 +267,7 @@ describe("webhooks", () => {
 
     it.scoped("a later event of the same ticket waits while an earlier one is retried", () =>
       Effect.gen(function* () {
-        yield* worker()
-        const org = yield* organization
-        const hook = yield* receiver(({ index }) => (index < 3 ? 503 : 200))
-        yield* createWebhook(org, { url: hook.url })
+        const { org, hook } = yield* hookedOrganization({ respond: ({ index }) => (index < 3 ? 503 : 200) })
         const t = yield* ticket(org)
         yield* updateTicket(org, t.id, { priority: "high" })
         yield* updateTicket(org, t.id, { priority: "low" })
@@ -306,10 +319,7 @@ describe("webhooks", () => {
       "a webhook whose checkpoint was reset (a restore) starts again at the end of the log, resending nothing",
       () =>
         Effect.gen(function* () {
-          yield* worker()
-          const org = yield* organization
-          const hook = yield* receiver()
-          const created = yield* createWebhook(org, { url: hook.url })
+          const { org, hook, created } = yield* hookedOrganization()
           const before = yield* ticket(org)
           yield* eventually(
             "the first ticket",
@@ -337,10 +347,10 @@ describe("webhooks", () => {
 
     it.scoped("failing past the retry window disables the webhook; the owner reads why; re-enabling clears it", () =>
       Effect.gen(function* () {
-        yield* worker(testWebhookOptions({ retryWindow: Duration.millis(600) }))
-        const org = yield* organization
-        const hook = yield* receiver(() => 500)
-        const created = yield* createWebhook(org, { url: hook.url })
+        const { org, hook, created } = yield* hookedOrganization({
+          respond: () => 500,
+          options: testWebhookOptions({ retryWindow: Duration.millis(600) })
+        })
         yield* ticket(org)
         const disabled = yield* eventually(
           "the webhook to be disabled",
