@@ -48,7 +48,8 @@ export const returning =
 
 /**
  * The rows of `table` as a repository reads them, decoded by `schema`: `findById`, the organization's item with an
- * id or undefined (under the span `span`), and `returning`, the first row a statement returns. Its `table` and
+ * id or undefined (under the span `span`), `returning`, the first row a statement returns, and `written`, the row a
+ * write returns. Its `table` and
  * `schema` are the `rows` of `Pagination.page`.
  */
 export const table = <A, AI>(table: string, schema: Schema.Schema<A, AI>) => ({
@@ -68,7 +69,16 @@ export const table = <A, AI>(table: string, schema: Schema.Schema<A, AI>) => ({
     })
     return (organizationId, id) => find({ organizationId, id })
   },
-  returning: returning(table, schema)
+  returning: returning(table, schema),
+  /** The row a write that always returns one (`INSERT … RETURNING`, an update of a locked row) returns, decoded. */
+  written: <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(
+      returning(table, schema)(statement),
+      Option.match({
+        onNone: () => Effect.dieMessage(`A write to ${table} returned no row`),
+        onSome: (row) => Effect.succeed(row)
+      })
+    )
 })
 
 /** The item found, or the failure `notFound()` when there is none (a write that touched no row of this id). */

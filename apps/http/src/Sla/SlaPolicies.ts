@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -11,8 +11,6 @@ export const SlaPolicyOrdering = Ordering.make({
   columns: { position: "position", id: "id", name: "name", created_at: "created_at" },
   defaults: ["position", "id"]
 })
-
-const decodePolicies = Schema.decodeUnknown(Schema.Array(StoredSlaPolicy))
 
 /**
  * SLA policies of organizations (docs/decisions/0503-sla-policies.md). Every change recomputes the SLA state of the
@@ -68,7 +66,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
               WHERE organization_id = ${organizationId}`)[0]!.next
           )
         const at = yield* Repository.now
-        const rows = yield* sql`
+        const policy = yield* sql`
           INSERT INTO hd_sla_policies ${sql.insert({
             organizationId,
             ...listColumns(input),
@@ -76,9 +74,9 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
             createdAt: at,
             updatedAt: at
           })}
-          RETURNING ${columns}`.pipe(Effect.flatMap(decodePolicies))
+          RETURNING ${columns}`.pipe(policyRows.written)
         yield* recomputeIn(organizationId)
-        return rows[0]!
+        return policy
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SlaPolicies.create"))
 
     /** Changes a policy. */

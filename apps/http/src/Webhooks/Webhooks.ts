@@ -18,8 +18,6 @@ import { allowPrivateFromEnv, defaultWebhookOptions } from "./WebhookOptions.js"
 /** The `hd_checkpoints` id of a webhook's reader of the global log. */
 export const webhookConsumerId = (id: number): string => `webhook-${id}`
 
-const decodeWebhooks = Schema.decodeUnknown(Schema.Array(StoredWebhook))
-
 const newestFirst = Ordering.fixed("id DESC")
 
 /**
@@ -74,7 +72,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         const secret = newSecret()
         return yield* sql.withTransaction(
           Effect.gen(function* () {
-            const [webhook] = yield* sql`
+            const webhook = yield* sql`
               INSERT INTO hd_webhooks ${sql.insert({
                 organizationId,
                 url: input.url,
@@ -82,12 +80,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
                 secret,
                 active: input.active ?? true
               })}
-              RETURNING ${columns}`.pipe(Effect.flatMap(decodeWebhooks))
-            yield* startAtEndOfLog(webhook!.id)
-            return { ...webhook!, secret }
+              RETURNING ${columns}`.pipe(webhookRows.written)
+            yield* startAtEndOfLog(webhook.id)
+            return { ...webhook, secret }
           })
         )
-      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }), Effect.withSpan("Webhooks.create"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.create"))
 
     /**
      * Changes a webhook. Turning it off gives up its pending deliveries (kept in the log as abandoned); turning it
@@ -121,14 +119,13 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
                 yield* abandonPending(id)
               }
             }
-            const [webhook] = yield* sql`
+            return yield* sql`
               UPDATE hd_webhooks SET ${sql.update(columnsToSet)} WHERE id = ${id} RETURNING ${columns}`.pipe(
-              Effect.flatMap(decodeWebhooks)
+              webhookRows.written
             )
-            return webhook!
           })
         )
-      }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }), Effect.withSpan("Webhooks.update"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.update"))
 
     /** Replaces the secret; the previous one also signs for `overlap` so receivers can switch without a gap. */
     const rotateSecret = (
