@@ -1,7 +1,20 @@
-import { randomBytes } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import * as os from "node:os"
 import { SqlClient } from "@effect/sql"
-import { Console, Effect, Layer, Redacted } from "effect"
+import {
+  decide,
+  ExpectedVersion,
+  evolve,
+  initialState,
+  type NewEvent,
+  type StreamAppend,
+  type TicketCommand,
+  type TicketState,
+  ticketStreamId,
+  ticketStreamType,
+  toNewEvent
+} from "@helpdesk/domain"
+import { Console, type Context, Effect, Either, Layer, Redacted } from "effect"
 import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
@@ -27,6 +40,27 @@ export const runDatabase = (label: string, fallbackUrl: string) => {
   const baseUrl = process.env.DATABASE_URL ?? fallbackUrl
   return Effect.map(benchDatabase(baseUrl, label), (database) => ({ database, url: withDatabase(baseUrl, database) }))
 }
+
+/**
+ * A benchmark's run on a database of its own (see `runDatabase`): `body` with the services `build` makes on it
+ * provided, then the load average after it, behind the closing line `body` answers (if any).
+ */
+export const runOnOwnDatabase = <S, E1, R1, E2, R2>(
+  label: string,
+  fallbackUrl: string,
+  build: (url: string) => Effect.Effect<Context.Context<S>, E1, R1>,
+  body: (run: {
+    readonly database: string
+    readonly url: string
+    readonly context: Context.Context<S>
+  }) => Effect.Effect<string | undefined, E2, R2>
+) =>
+  Effect.gen(function* () {
+    const run = yield* runDatabase(label, fallbackUrl)
+    const context = yield* build(run.url)
+    const closing = yield* body({ ...run, context }).pipe(Effect.provide(context))
+    yield* Console.log(`\n${closing === undefined ? "" : `${closing}; `}load average after: ${loadAverage()}`)
+  }).pipe(Effect.scoped)
 
 /** The machine's load averages (1, 5, 15 minutes), printed beside figures that other work skews. */
 export const loadAverage = () =>
@@ -69,3 +103,28 @@ export const benchOrganization = (name: string) =>
     const organization = yield* (yield* Organizations).create({ name, createdBy: owner.id })
     return { owner, organization }
   })
+
+/** What an append to a stream at `version` expects: no stream yet for 0, else exactly that version. */
+export const expectedAt = (version: number) =>
+  version === 0 ? ExpectedVersion.noStream : ExpectedVersion.exact(version)
+
+/** The append of `events` to ticket `ticketId`'s stream, expecting it at `version`. */
+export const ticketAppend = (ticketId: number, events: ReadonlyArray<NewEvent>, version = 0): StreamAppend => ({
+  streamId: ticketStreamId(ticketId),
+  streamType: ticketStreamType,
+  expected: expectedAt(version),
+  events
+})
+
+/** `commands` decided by the domain one after another from `state` (each must be accepted): new events, state after. */
+export const decideInOrder = (commands: ReadonlyArray<TicketCommand>, state: TicketState = initialState) => {
+  const events: Array<NewEvent> = []
+  let after = state
+  for (const command of commands) {
+    for (const event of Either.getOrThrow(decide(command, after))) {
+      after = evolve(after, event)
+      events.push(toNewEvent(event, randomUUID()))
+    }
+  }
+  return { events, state: after }
+}

@@ -1,21 +1,8 @@
-import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import {
-  decide,
-  EventStore,
-  ExpectedVersion,
-  evolve,
-  GlobalCheckpointStart,
-  initialState,
-  type NewEvent,
-  type TicketState,
-  ticketStreamId,
-  ticketStreamType,
-  toNewEvent
-} from "@helpdesk/domain"
-import { Console, Duration, Effect, Either, Layer } from "effect"
+import { EventStore, GlobalCheckpointStart, type NewEvent } from "@helpdesk/domain"
+import { Console, Duration, Effect, Layer } from "effect"
 import pg from "pg"
 import { Tokens } from "../src/Auth/Tokens.js"
 import { encodeCursor } from "../src/EventLog/Cursor.js"
@@ -27,7 +14,7 @@ import { HttpAppLive } from "../src/Server.js"
 import { ServicesLive } from "../src/Services.js"
 import { Users } from "../src/Users/Users.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
-import { loadAverage, migratedPool, runDatabase } from "./BenchDatabase.js"
+import { decideInOrder, loadAverage, migratedPool, runOnOwnDatabase, ticketAppend } from "./BenchDatabase.js"
 import { type Benchmark, describeTiming, machine, ratio, timed } from "./Benchmark.js"
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -37,19 +24,8 @@ const PAGE = 500
 const ROUNDS = 5
 
 /** A ticket's whole lifecycle (the workload of the store's tests) as new events of organization `organizationId`. */
-const lifecycleEvents = (ticketId: number, organizationId: number): ReadonlyArray<NewEvent> => {
-  let state: TicketState = initialState
-  const events: Array<NewEvent> = []
-  for (const command of ticketLifecycle(ticketId, String(organizationId))) {
-    const decided = decide(command, state)
-    if (Either.isLeft(decided)) continue
-    for (const event of decided.right) {
-      state = evolve(state, event)
-      events.push(toNewEvent(event, randomUUID()))
-    }
-  }
-  return events
-}
+const lifecycleEvents = (ticketId: number, organizationId: number): ReadonlyArray<NewEvent> =>
+  decideInOrder(ticketLifecycle(ticketId, String(organizationId))).events
 
 /** The rows the feed reads, read the plainest way: `pg` alone, the same statement, no rendering. */
 const BARE_SQL = `
@@ -110,26 +86,27 @@ const httpReadAll = (baseUrl: string, token: string) =>
     }
   })
 
-const run = Effect.gen(function* () {
-  const { database, url } = yield* runDatabase("feed", DEFAULT_URL)
-  const Database = migratedPool(url, 8)
-  const App = HttpAppLive().pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
-    Layer.provideMerge(ServicesLive),
-    Layer.provideMerge(Database)
-  )
-  const context = yield* Layer.build(App)
-  const store = yield* Layer.build(
-    PostgresEventStoreLive.pipe(
-      Layer.provide(InlineProjections.layer([])),
-      Layer.provide(Layer.succeedContext(context))
+/** The whole server (HTTP on a free port, services, migrated pool) on the run's database. */
+const serverOn = (url: string) =>
+  Layer.build(
+    HttpAppLive().pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+      Layer.provideMerge(ServicesLive),
+      Layer.provideMerge(migratedPool(url, 8))
     )
   )
-  const feedContext = yield* Layer.build(
-    EventFeed.Default.pipe(Layer.provide(Layer.succeedContext(store)), Layer.provide(Layer.succeedContext(context)))
-  )
 
-  yield* Effect.gen(function* () {
+const run = runOnOwnDatabase("feed", DEFAULT_URL, serverOn, ({ database, url, context }) =>
+  Effect.gen(function* () {
+    const store = yield* Layer.build(
+      PostgresEventStoreLive.pipe(
+        Layer.provide(InlineProjections.layer([])),
+        Layer.provide(Layer.succeedContext(context))
+      )
+    )
+    const feedContext = yield* Layer.build(
+      EventFeed.Default.pipe(Layer.provide(Layer.succeedContext(store)), Layer.provide(Layer.succeedContext(context)))
+    )
     const server = yield* HttpServer.HttpServer
     const port = server.address._tag === "TcpAddress" ? server.address.port : 0
     const owner = yield* (yield* Users).ensure("bench-owner@example.com", "Bench Owner")
@@ -153,14 +130,7 @@ const run = Effect.gen(function* () {
       ] as const) {
         const events = lifecycleEvents(ticketId, organizationId)
         if (organizationId === ours.id) ourEvents += events.length
-        yield* eventStore.append([
-          {
-            streamId: ticketStreamId(ticketId),
-            streamType: ticketStreamType,
-            expected: ExpectedVersion.noStream,
-            events
-          }
-        ])
+        yield* eventStore.append([ticketAppend(ticketId, events)])
       }
     }
     yield* Console.log(
@@ -193,9 +163,9 @@ const run = Effect.gen(function* () {
       `${describeTiming("feed over HTTP (GET events/, auth, JSON both ways)", http, ourEvents)}   ${ratio(http, bare)}`
     )
     yield* Console.log("(p50/p99: one whole read of the organization's log)")
-    yield* Console.log(`\nload average after: ${loadAverage()}`)
-  }).pipe(Effect.provide(context))
-}).pipe(Effect.scoped)
+    return undefined
+  })
+)
 
 /** The change feed's read throughput beside the same rows read bare. */
 export const eventFeedBenchmark: Benchmark = {

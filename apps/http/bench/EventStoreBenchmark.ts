@@ -3,19 +3,11 @@ import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import { SqlClient } from "@effect/sql"
 import {
-  decide,
   EventStore,
-  ExpectedVersion,
-  evolve,
   executeTicketCommand,
   fromRecordedEvents,
-  initialState,
   type NewEvent,
-  type StreamAppend,
-  type TicketState,
-  ticketStreamId,
-  ticketStreamType,
-  toNewEvent
+  type StreamAppend
 } from "@helpdesk/domain"
 import { Console, Effect, Either, Layer } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
@@ -24,7 +16,14 @@ import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
 import { rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { ticketProjection } from "../src/Tickets/ReadModel/TicketProjection.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
-import { loadAverage, migratedPool, runDatabase } from "./BenchDatabase.js"
+import {
+  decideInOrder,
+  expectedAt,
+  loadAverage,
+  migratedPool,
+  runOnOwnDatabase,
+  ticketAppend
+} from "./BenchDatabase.js"
 import { type Benchmark, describeTiming, machine, ratio, type Timing, timed } from "./Benchmark.js"
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
@@ -72,13 +71,7 @@ const describeDisk = (dataDirectory: string): string => {
 /** A representative event payload: a real encoded ticket event (a reply), about the size the app stores. */
 const samplePayload: NewEvent = (() => {
   const [created, reply] = ticketLifecycle(1)
-  let state: TicketState = initialState
-  for (const command of [created!, reply!]) {
-    const events = Either.getOrThrow(decide(command, state))
-    for (const e of events) state = evolve(state, e)
-    if (command === reply) return toNewEvent(events[0]!, randomUUID())
-  }
-  throw new Error("unreachable")
+  return decideInOrder([reply!], decideInOrder([created!]).state).events[0]!
 })()
 
 const eventFor = (): NewEvent => ({ ...samplePayload, eventId: randomUUID() })
@@ -123,7 +116,7 @@ const appendWorkload = (writers: number, appendsPerWriter: number, perAppend: nu
         {
           streamId,
           streamType: "bench",
-          expected: version === 0 ? ExpectedVersion.noStream : ExpectedVersion.exact(version),
+          expected: expectedAt(version),
           events
         }
       ])
@@ -145,20 +138,7 @@ const report = (label: string, timing: Timing, baseline: Timing, perOperation = 
 const ticketAppends = (firstTicketId: number, tickets: number): ReadonlyArray<StreamAppend> =>
   Array.from({ length: tickets }, (_, k) => {
     const ticketId = firstTicketId + k
-    let state: TicketState = initialState
-    const events: Array<NewEvent> = []
-    for (const command of ticketLifecycle(ticketId, `org-${ticketId % 20}`)) {
-      for (const event of Either.getOrThrow(decide(command, state))) {
-        state = evolve(state, event)
-        events.push(toNewEvent(event, randomUUID()))
-      }
-    }
-    return {
-      streamId: ticketStreamId(ticketId),
-      streamType: ticketStreamType,
-      expected: ExpectedVersion.noStream,
-      events
-    }
+    return ticketAppend(ticketId, decideInOrder(ticketLifecycle(ticketId, `org-${ticketId % 20}`)).events)
   })
 
 const rebuildBench = Effect.gen(function* () {
@@ -242,49 +222,49 @@ const commandBench = Effect.gen(function* () {
   )
 })
 
-const run = Effect.gen(function* () {
-  const { database, url } = yield* runDatabase("store", DEFAULT_URL)
-  const Database = migratedPool(url, WRITERS + 4)
-  const context = yield* Layer.build(Database)
-  const plainStore = yield* Layer.build(PostgresEventStoreLive.pipe(Layer.provide(Layer.succeedContext(context))))
-  const projectedStore = yield* Layer.build(
-    PostgresEventStoreLive.pipe(
-      Layer.provide(InlineProjections.layer([ticketProjection])),
-      Layer.provide(Layer.succeedContext(context))
-    )
-  )
+const run = runOnOwnDatabase(
+  "store",
+  DEFAULT_URL,
+  (url) => Layer.build(migratedPool(url, WRITERS + 4)),
+  ({ database, context }) =>
+    Effect.gen(function* () {
+      const plainStore = yield* Layer.build(PostgresEventStoreLive.pipe(Layer.provide(Layer.succeedContext(context))))
+      const projectedStore = yield* Layer.build(
+        PostgresEventStoreLive.pipe(
+          Layer.provide(InlineProjections.layer([ticketProjection])),
+          Layer.provide(Layer.succeedContext(context))
+        )
+      )
+      yield* Console.log(`database:           ${database} (created for this run, dropped after)`)
+      yield* describeServer
+      yield* Console.log(`load average:       ${loadAverage()} (other work on this machine skews every figure)`)
+      yield* createBareTable
+      yield* Console.log("\nappends: one stream per append, exact expected version, no inline projection")
+      // Warm-up: connections, plans, caches.
+      yield* appendWorkload(WRITERS, 20, 1).pipe(Effect.provide(plainStore))
+      yield* bareWorkload(WRITERS, 20, 1)
 
-  yield* Effect.gen(function* () {
-    yield* Console.log(`database:           ${database} (created for this run, dropped after)`)
-    yield* describeServer
-    yield* Console.log(`load average:       ${loadAverage()} (other work on this machine skews every figure)`)
-    yield* createBareTable
-    yield* Console.log("\nappends: one stream per append, exact expected version, no inline projection")
-    // Warm-up: connections, plans, caches.
-    yield* appendWorkload(WRITERS, 20, 1).pipe(Effect.provide(plainStore))
-    yield* bareWorkload(WRITERS, 20, 1)
+      const bare1 = yield* bareWorkload(1, 2000, 1)
+      const single = yield* appendWorkload(1, 2000, 1).pipe(Effect.provide(plainStore))
+      yield* Console.log(describeTiming("baseline: 1 writer, bare INSERT of 1 row", bare1))
+      yield* report("1 writer, 1 event per append", single, bare1)
 
-    const bare1 = yield* bareWorkload(1, 2000, 1)
-    const single = yield* appendWorkload(1, 2000, 1).pipe(Effect.provide(plainStore))
-    yield* Console.log(describeTiming("baseline: 1 writer, bare INSERT of 1 row", bare1))
-    yield* report("1 writer, 1 event per append", single, bare1)
+      const bare10 = yield* bareWorkload(1, 500, 10)
+      const single10 = yield* appendWorkload(1, 500, 10).pipe(Effect.provide(plainStore))
+      yield* Console.log(describeTiming("baseline: 1 writer, bare INSERT of 10 rows", bare10, 10))
+      yield* report("1 writer, 10 events per append", single10, bare10, 10)
 
-    const bare10 = yield* bareWorkload(1, 500, 10)
-    const single10 = yield* appendWorkload(1, 500, 10).pipe(Effect.provide(plainStore))
-    yield* Console.log(describeTiming("baseline: 1 writer, bare INSERT of 10 rows", bare10, 10))
-    yield* report("1 writer, 10 events per append", single10, bare10, 10)
+      const bare16 = yield* bareWorkload(WRITERS, 500, 1)
+      const concurrent = yield* appendWorkload(WRITERS, 500, 1).pipe(Effect.provide(plainStore))
+      yield* Console.log(describeTiming(`baseline: ${WRITERS} writers, bare INSERT of 1 row`, bare16))
+      yield* report(`${WRITERS} writers, 1 event per append`, concurrent, bare16)
 
-    const bare16 = yield* bareWorkload(WRITERS, 500, 1)
-    const concurrent = yield* appendWorkload(WRITERS, 500, 1).pipe(Effect.provide(plainStore))
-    yield* Console.log(describeTiming(`baseline: ${WRITERS} writers, bare INSERT of 1 row`, bare16))
-    yield* report(`${WRITERS} writers, 1 event per append`, concurrent, bare16)
-
-    yield* Console.log("")
-    yield* commandBench.pipe(Effect.provide(projectedStore))
-    yield* rebuildBench.pipe(Effect.provide(plainStore))
-    yield* Console.log(`\nload average after: ${loadAverage()}`)
-  }).pipe(Effect.provide(context))
-}).pipe(Effect.scoped)
+      yield* Console.log("")
+      yield* commandBench.pipe(Effect.provide(projectedStore))
+      yield* rebuildBench.pipe(Effect.provide(plainStore))
+      return undefined
+    })
+)
 
 /** Appends (1 and 16 writers) and the read-model rebuild, each beside a bare-INSERT baseline. */
 export const eventStoreBenchmark: Benchmark = {

@@ -12,7 +12,7 @@ import { ServicesLive } from "../src/Services.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { listenOnFreePort } from "../test/MailSupport.js"
 import { createTickets } from "../test/support/CommandTickets.js"
-import { benchOrganization, describeRun, loadAverage, runDatabase, ticketServicesOn } from "./BenchDatabase.js"
+import { benchOrganization, describeRun, runOnOwnDatabase, ticketServicesOn } from "./BenchDatabase.js"
 import { type Benchmark, rateLine } from "./Benchmark.js"
 
 /**
@@ -124,67 +124,69 @@ const baseline = (smtpUrl: string, payloads: ReadonlyArray<Record<string, unknow
     (transporter) => Effect.sync(() => transporter.close())
   )
 
-const run = Effect.gen(function* () {
-  const { database, url } = yield* runDatabase("mail", DEFAULT_URL)
-  const context = yield* ticketServicesOn(url, 12)
-  yield* Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* describeRun(database)
-    yield* Console.log(
-      `workload:           ${MESSAGES} create-emails (~1.5 KB text + HTML, one CC) per figure; ${CONCURRENCY} SMTP sessions and mails in flight per instance; batches of 50`
-    )
+const run = runOnOwnDatabase(
+  "mail",
+  DEFAULT_URL,
+  (url) => ticketServicesOn(url, 12),
+  ({ database, url }) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* describeRun(database)
+      yield* Console.log(
+        `workload:           ${MESSAGES} create-emails (~1.5 KB text + HTML, one CC) per figure; ${CONCURRENCY} SMTP sessions and mails in flight per instance; batches of 50`
+      )
 
-    const smtp = yield* smtpServer
-    const { owner, organization } = yield* benchOrganization("Bench mail")
-    const outboxPayloads = sql<{ payload: Record<string, unknown> }>`
+      const smtp = yield* smtpServer
+      const { owner, organization } = yield* benchOrganization("Bench mail")
+      const outboxPayloads = sql<{ payload: Record<string, unknown> }>`
       SELECT payload FROM hd_outbox WHERE status = 'pending' ORDER BY id`
 
-    // Warm-up: connections, plans, the tracking secret, the SMTP pools.
-    yield* seedTickets(organization.id, owner.id, 50, "warm")
-    const warmPayloads = (yield* outboxPayloads).map((r) => r.payload)
-    yield* baseline(smtp.url, warmPayloads)
-    const warm = yield* instance(url, smtp.url)
-    yield* warm.drain()
+      // Warm-up: connections, plans, the tracking secret, the SMTP pools.
+      yield* seedTickets(organization.id, owner.id, 50, "warm")
+      const warmPayloads = (yield* outboxPayloads).map((r) => r.payload)
+      yield* baseline(smtp.url, warmPayloads)
+      const warm = yield* instance(url, smtp.url)
+      yield* warm.drain()
 
-    yield* Console.log(`\nseeding ${MESSAGES} tickets …`)
-    yield* seedTickets(organization.id, owner.id, MESSAGES, "one")
-    const payloads = (yield* outboxPayloads).map((r) => r.payload)
-    const base = yield* baseline(smtp.url, payloads)
-    const baseRate = MESSAGES / base.seconds
-    yield* Console.log("")
-    yield* Console.log(
-      line(`baseline: nodemailer pool (${CONCURRENCY}) straight to the server`, MESSAGES, base.seconds)
-    )
-
-    const one = yield* instance(url, smtp.url)
-    const before = smtp.counter.received
-    const single = yield* timeIt(one.drain())
-    if (single.result !== MESSAGES || smtp.counter.received - before !== MESSAGES)
-      return yield* Effect.dieMessage(`expected ${MESSAGES} mails, claimed ${single.result}`)
-    yield* Console.log(
-      line("outbox worker, 1 instance (claim → SMTP → outcome → event)", MESSAGES, single.seconds, baseRate)
-    )
-
-    yield* seedTickets(organization.id, owner.id, MESSAGES, "two")
-    const [a, b] = [yield* instance(url, smtp.url), yield* instance(url, smtp.url)]
-    const before2 = smtp.counter.received
-    const double = yield* timeIt(Effect.all([a.drain(), b.drain()], { concurrency: 2 }))
-    const claimed = double.result[0] + double.result[1]
-    if (claimed !== MESSAGES || smtp.counter.received - before2 !== MESSAGES)
-      return yield* Effect.dieMessage(`expected ${MESSAGES} mails, claimed ${claimed}`)
-    yield* Console.log(
-      line(
-        `outbox worker, 2 instances (own pools; ${double.result[0]}/${double.result[1]} claimed)`,
-        MESSAGES,
-        double.seconds,
-        baseRate
+      yield* Console.log(`\nseeding ${MESSAGES} tickets …`)
+      yield* seedTickets(organization.id, owner.id, MESSAGES, "one")
+      const payloads = (yield* outboxPayloads).map((r) => r.payload)
+      const base = yield* baseline(smtp.url, payloads)
+      const baseRate = MESSAGES / base.seconds
+      yield* Console.log("")
+      yield* Console.log(
+        line(`baseline: nodemailer pool (${CONCURRENCY}) straight to the server`, MESSAGES, base.seconds)
       )
-    )
-    const [{ failed }] = (yield* sql<{ failed: string }>`
+
+      const one = yield* instance(url, smtp.url)
+      const before = smtp.counter.received
+      const single = yield* timeIt(one.drain())
+      if (single.result !== MESSAGES || smtp.counter.received - before !== MESSAGES)
+        return yield* Effect.dieMessage(`expected ${MESSAGES} mails, claimed ${single.result}`)
+      yield* Console.log(
+        line("outbox worker, 1 instance (claim → SMTP → outcome → event)", MESSAGES, single.seconds, baseRate)
+      )
+
+      yield* seedTickets(organization.id, owner.id, MESSAGES, "two")
+      const [a, b] = [yield* instance(url, smtp.url), yield* instance(url, smtp.url)]
+      const before2 = smtp.counter.received
+      const double = yield* timeIt(Effect.all([a.drain(), b.drain()], { concurrency: 2 }))
+      const claimed = double.result[0] + double.result[1]
+      if (claimed !== MESSAGES || smtp.counter.received - before2 !== MESSAGES)
+        return yield* Effect.dieMessage(`expected ${MESSAGES} mails, claimed ${claimed}`)
+      yield* Console.log(
+        line(
+          `outbox worker, 2 instances (own pools; ${double.result[0]}/${double.result[1]} claimed)`,
+          MESSAGES,
+          double.seconds,
+          baseRate
+        )
+      )
+      const [{ failed }] = (yield* sql<{ failed: string }>`
       SELECT count(*) FILTER (WHERE status <> 'sent') AS failed FROM hd_outbox`) as [{ failed: string }]
-    yield* Console.log(`\nrows not sent: ${failed}; load average after: ${loadAverage()}`)
-  }).pipe(Effect.provide(context))
-}).pipe(Effect.scoped)
+      return `rows not sent: ${failed}`
+    })
+)
 
 /** Messages/s through the outbox to an in-process SMTP server, beside nodemailer sending straight. */
 export const mailBenchmark: Benchmark = {

@@ -4,7 +4,6 @@ import { Console, DateTime, Effect, Layer } from "effect"
 import { SLA_BREACH_BATCH, SlaBreachTimerLive } from "../src/Sla/SlaBreachTimer.js"
 import { SlaPolicies } from "../src/Sla/SlaPolicies.js"
 import type { SlaPolicyCreate } from "../src/Sla/SlaPolicy.js"
-import { loadAverage } from "./BenchDatabase.js"
 import type { Benchmark } from "./Benchmark.js"
 import {
   appendDirectly,
@@ -12,8 +11,9 @@ import {
   directBaseline,
   type Seeded,
   seedTarget,
+  spreadThenBurst,
   type TimerBenchContext,
-  timerBenchContext,
+  timerBenchRun,
   timerScenario
 } from "./TimerBench.js"
 
@@ -86,13 +86,11 @@ const scenario = (label: string, ids: ReadonlyArray<number>, dues: ReadonlyArray
       )
   })
 
-const run = Effect.scoped(
-  Effect.gen(function* () {
-    const context = yield* timerBenchContext(
-      "sla",
-      `${TICKETS} tickets per set, loop interval ${process.env.SLA_BREACH_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SLA_BREACH_BATCH}`
-    )
-    yield* Effect.gen(function* () {
+const run = timerBenchRun(
+  "sla",
+  `${TICKETS} tickets per set, loop interval ${process.env.SLA_BREACH_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SLA_BREACH_BATCH}`,
+  (context) =>
+    Effect.gen(function* () {
       const seed = yield* seeder
 
       // Baseline: tickets already due (no timer runs yet), their breaches appended directly.
@@ -108,36 +106,19 @@ const run = Effect.scoped(
         count: TICKETS
       })
 
-      // Each set falls due from a moment safely after it is seeded (seeding a set took seedSeconds).
-      const firstDue = () => Date.now() + Math.ceil(seedSeconds * 1500) + 2000
-
-      const spreadStart = firstDue()
-      const spreadDues = Array.from(
-        { length: TICKETS },
-        (_, i) => spreadStart + Math.floor((i * WINDOW_SECONDS * 1000) / TICKETS)
-      )
-      const spread = yield* seed.create(TICKETS, (i) => spreadDues[i]!)
-      if (Date.now() >= spreadStart) yield* Console.log("warning: seeding ran past the first due instant")
-      yield* scenario(
-        `spread: ${TICKETS} tickets due evenly over ${WINDOW_SECONDS} s (${(TICKETS / WINDOW_SECONDS).toFixed(0)}/s), the service's loop`,
-        spread.map((t) => t.id),
-        spreadDues,
-        context
-      )
-
-      const burstAt = firstDue()
-      const burst = yield* seed.create(TICKETS, () => burstAt)
-      if (Date.now() >= burstAt) yield* Console.log("warning: seeding ran past the due instant")
-      const burstRate = yield* scenario(
-        `burst: ${TICKETS} tickets due at the same instant, the service's loop`,
-        burst.map((t) => t.id),
-        burst.map(() => burstAt),
-        context
-      )
-      yield* Console.log(`${"".padEnd(44)} ${((100 * burstRate) / baseRate).toFixed(1)}% of the baseline's rate`)
-      yield* Console.log(`\nload average after: ${loadAverage()}`)
-    }).pipe(Effect.provide(context))
-  })
+      // Spread, then burst: each set seeded just before it falls due.
+      yield* spreadThenBurst({
+        tickets: TICKETS,
+        windowSeconds: WINDOW_SECONDS,
+        setupSeconds: seedSeconds,
+        firstDueName: "the first due instant",
+        burstDueName: "the due instant",
+        spread: (dueOf) => seed.create(TICKETS, dueOf),
+        burst: (dueOf) => seed.create(TICKETS, dueOf),
+        scenario: (label, ids, dues) => scenario(label, ids, dues, context),
+        baseRate
+      })
+    })
 )
 
 /** SLA breach lag with 10,000 tickets falling due, beside the direct writes' ceiling. */

@@ -1,19 +1,18 @@
 import { SqlClient } from "@effect/sql"
-import { decide, evolve, SnoozeTicket, SnoozeTimerElapsed, systemActor } from "@helpdesk/domain"
-import { Console, DateTime, Effect, Either, Layer } from "effect"
+import { SnoozeTicket, SnoozeTimerElapsed, systemActor } from "@helpdesk/domain"
+import { Console, DateTime, Effect, Layer } from "effect"
 import { SNOOZE_BATCH, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
-import { loadAverage } from "./BenchDatabase.js"
 import type { Benchmark } from "./Benchmark.js"
 import {
-  appendAll,
   appendDirectly,
-  appendOf,
   createTickets,
   directBaseline,
   type Seeded,
+  seedCommands,
   seedTarget,
+  spreadThenBurst,
   type TimerBenchContext,
-  timerBenchContext,
+  timerBenchRun,
   timerScenario
 } from "./TimerBench.js"
 
@@ -41,17 +40,13 @@ const seeder = Effect.gen(function* () {
 
   /** Snoozes each ticket until `untilOf(i)`; returns their states after. */
   const snooze = (tickets: Seeded, untilOf: (i: number) => number) =>
-    Effect.gen(function* () {
-      const at = yield* DateTime.now
-      const commands = tickets.map(
-        ({ id }, i) => new SnoozeTicket({ ticketId: id, at, actor, until: DateTime.unsafeMake(untilOf(i)) })
+    Effect.flatMap(DateTime.now, (at) =>
+      seedCommands(
+        tickets,
+        1,
+        (ticketId, i) => new SnoozeTicket({ ticketId, at, actor, until: DateTime.unsafeMake(untilOf(i)) })
       )
-      yield* appendAll(tickets.map(({ id, state }, i) => appendOf(id, state, commands[i]!, 1)))
-      return tickets.map(({ id, state }, i) => ({
-        id,
-        state: Either.getOrThrow(decide(commands[i]!, state)).reduce(evolve, state)
-      }))
-    })
+    )
 
   /**
    * The ceiling: the timer's events for snoozed `tickets` (stream version 2), decided in memory and appended
@@ -92,14 +87,11 @@ const scenario = (
       )
   })
 
-const run = Effect.scoped(
-  Effect.gen(function* () {
-    const context = yield* timerBenchContext(
-      "snooze",
-      `${TICKETS} tickets per set, loop interval ${process.env.SNOOZE_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SNOOZE_BATCH}`
-    )
-
-    yield* Effect.gen(function* () {
+const run = timerBenchRun(
+  "snooze",
+  `${TICKETS} tickets per set, loop interval ${process.env.SNOOZE_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SNOOZE_BATCH}`,
+  (context) =>
+    Effect.gen(function* () {
       const seed = yield* seeder
 
       // Every ticket first (three sets), then each set's snoozes just before its scenario.
@@ -124,35 +116,19 @@ const run = Effect.scoped(
         count: baseTickets.length
       })
 
-      // Each set is due from a moment safely after its snoozes are stored (snoozing the first set took snoozeSeconds).
-      const firstDue = () => Date.now() + Math.ceil(snoozeSeconds * 1500) + 2000
-
-      // Spread: due evenly over the window.
-      const spreadStart = firstDue()
-      const spreadUntils = spreadTickets.map((_, i) => spreadStart + Math.floor((i * WINDOW_SECONDS * 1000) / TICKETS))
-      yield* seed.snooze(spreadTickets, (i) => spreadUntils[i]!)
-      if (Date.now() >= spreadStart) yield* Console.log("warning: seeding ran past the first snoozed_until")
-      yield* scenario(
-        `spread: ${TICKETS} tickets due evenly over ${WINDOW_SECONDS} s (${(TICKETS / WINDOW_SECONDS).toFixed(0)}/s), the service's loop`,
-        spreadTickets.map((t) => t.id),
-        spreadUntils,
-        context
-      )
-
-      // Burst: all due at one instant; how fast the loop works off a backlog.
-      const burstAt = firstDue()
-      yield* seed.snooze(burstTickets, () => burstAt)
-      if (Date.now() >= burstAt) yield* Console.log("warning: seeding ran past snoozed_until")
-      const burstRate = yield* scenario(
-        `burst: ${TICKETS} tickets due at the same instant, the service's loop`,
-        burstTickets.map((t) => t.id),
-        burstTickets.map(() => burstAt),
-        context
-      )
-      yield* Console.log(`${"".padEnd(44)} ${((100 * burstRate) / baseRate).toFixed(1)}% of the baseline's rate`)
-      yield* Console.log(`\nload average after: ${loadAverage()}`)
-    }).pipe(Effect.provide(context))
-  })
+      // Spread, then burst: each set snoozed just before it falls due.
+      yield* spreadThenBurst({
+        tickets: TICKETS,
+        windowSeconds: WINDOW_SECONDS,
+        setupSeconds: snoozeSeconds,
+        firstDueName: "the first snoozed_until",
+        burstDueName: "snoozed_until",
+        spread: (untilOf) => seed.snooze(spreadTickets, untilOf),
+        burst: (untilOf) => seed.snooze(burstTickets, untilOf),
+        scenario: (label, ids, untils) => scenario(label, ids, untils, context),
+        baseRate
+      })
+    })
 )
 
 /** Snooze-timer lag with 10,000 snoozed tickets, beside the direct writes' ceiling. */

@@ -6,27 +6,19 @@ import {
   type CustomerRef,
   decide,
   EventStore,
-  ExpectedVersion,
-  evolve,
   type InboxRef,
   initialState,
   type StreamAppend,
   type TicketCommand,
   type TicketState,
   ticketStreamId,
-  ticketStreamType,
   toNewEvent
 } from "@helpdesk/domain"
-import { Console, DateTime, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
-import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
-import * as PgPool from "../src/Database/PgPool.js"
+import { Console, type Context, DateTime, Effect, Either, Exit, Layer, Scope } from "effect"
 import { Organizations } from "../src/Organizations/Organizations.js"
-import { ServicesLive } from "../src/Services.js"
 import { TicketDirectory } from "../src/Tickets/TicketDirectory.js"
-import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { Users } from "../src/Users/Users.js"
-import { withDatabase } from "../test/support/ServerDatabases.js"
-import { benchDatabase, loadAverage } from "./BenchDatabase.js"
+import { decideInOrder, loadAverage, runDatabase, ticketAppend, ticketServicesOn } from "./BenchDatabase.js"
 import { machine } from "./Benchmark.js"
 
 /*
@@ -53,15 +45,12 @@ export const describeLags = (label: string, lagsMs: ReadonlyArray<number>) => {
 }
 
 /** The append of `command`'s events to a ticket's stream at `version` (decided on `state`). */
-export const appendOf = (ticketId: number, state: TicketState, command: TicketCommand, version: number) => {
-  const events = Either.getOrThrow(decide(command, state))
-  return {
-    streamId: ticketStreamId(ticketId),
-    streamType: ticketStreamType,
-    expected: version === 0 ? ExpectedVersion.noStream : ExpectedVersion.exact(version),
-    events: events.map((event) => toNewEvent(event, randomUUID()))
-  } satisfies StreamAppend
-}
+export const appendOf = (ticketId: number, state: TicketState, command: TicketCommand, version: number) =>
+  ticketAppend(
+    ticketId,
+    Either.getOrThrow(decide(command, state)).map((event) => toNewEvent(event, randomUUID())),
+    version
+  )
 
 /** Appends in batches of {@link SEED_BATCH} streams, one append after another. */
 export const appendAll = (appends: ReadonlyArray<StreamAppend>) =>
@@ -72,6 +61,23 @@ export const appendAll = (appends: ReadonlyArray<StreamAppend>) =>
       { discard: true }
     )
   )
+
+/**
+ * Decides `commandOf(id, i)` on each of `tickets` and appends them all at stream `version`, {@link SEED_BATCH} streams
+ * per append; answers the tickets' states after.
+ */
+export const seedCommands = (
+  tickets: Seeded,
+  version: number,
+  commandOf: (ticketId: number, i: number) => TicketCommand
+) =>
+  Effect.suspend(() => {
+    const decided = tickets.map(({ id, state }, i) => ({ id, ...decideInOrder([commandOf(id, i)], state) }))
+    return Effect.as(
+      appendAll(decided.map(({ id, events }) => ticketAppend(id, events, version))),
+      decided.map(({ id, state }): Seeded[number] => ({ id, state }))
+    )
+  })
 
 const benchCustomer: CustomerRef = {
   id: 1,
@@ -146,8 +152,9 @@ export const createTickets = (target: SeedTarget, count: number, atOf: (i: numbe
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ id: string }>`SELECT nextval('hd_ticket_id_seq') AS id FROM generate_series(1, ${count})`
-    const ids = rows.map((row) => Number(row.id))
-    const commands = ids.map(
+    return yield* seedCommands(
+      rows.map((row) => ({ id: Number(row.id), state: initialState })),
+      0,
       (ticketId, i) =>
         new CreateTicket({
           ticketId,
@@ -163,11 +170,6 @@ export const createTickets = (target: SeedTarget, count: number, atOf: (i: numbe
           customer: benchCustomer
         })
     )
-    yield* appendAll(ids.map((id, i) => appendOf(id, initialState, commands[i]!, 0)))
-    return ids.map((id, i) => ({
-      id,
-      state: Either.getOrThrow(decide(commands[i]!, initialState)).reduce(evolve, initialState)
-    }))
   })
 
 /**
@@ -176,20 +178,8 @@ export const createTickets = (target: SeedTarget, count: number, atOf: (i: numbe
  */
 export const timerBenchContext = (label: string, runLine: string) =>
   Effect.gen(function* () {
-    const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
-    const database = yield* benchDatabase(baseUrl, label)
-    const Database = MigrationsLive.pipe(
-      Layer.provideMerge(
-        PgPool.layer({
-          url: Redacted.make(withDatabase(baseUrl, database)),
-          maxConnections: 10,
-          namedStatements: true,
-          ...clientOptions
-        })
-      )
-    )
-    const AppLive = TicketServicesLive.pipe(Layer.provideMerge(ServicesLive), Layer.provideMerge(Database))
-    const context = yield* Layer.build(AppLive)
+    const { database, url } = yield* runDatabase(label, DEFAULT_URL)
+    const context = yield* ticketServicesOn(url, 10)
     yield* Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const [settings] = yield* sql<{ version: string; synchronousCommit: string }>`
@@ -205,6 +195,21 @@ export const timerBenchContext = (label: string, runLine: string) =>
 
 /** What {@link timerBenchContext} provides: the ticket services, repositories and the migrated database. */
 export type TimerBenchContext = Effect.Effect.Success<ReturnType<typeof timerBenchContext>>
+
+type TimerBenchServices = TimerBenchContext extends Context.Context<infer S> ? S : never
+
+/** A timer benchmark's run: `body` with {@link timerBenchContext}'s services (and the context itself, for the loop). */
+export const timerBenchRun = <E, R extends TimerBenchServices | Scope.Scope>(
+  label: string,
+  runLine: string,
+  body: (context: TimerBenchContext) => Effect.Effect<void, E, R>
+) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const context = yield* timerBenchContext(label, runLine)
+      yield* body(context).pipe(Effect.provide(context))
+    })
+  )
 
 /** Every event of `eventType` in the tickets' streams: the `at` it carries (epoch ms), by stream id. */
 const eventTimes = (eventType: string, ids: ReadonlyArray<number>) =>
@@ -288,4 +293,58 @@ export const timerScenario = <E, R>(s: TimerScenario<E, R>) =>
     )
     if (events.size !== s.ids.length) yield* Console.log(`NOT all done: ${events.size} of ${s.ids.length}`)
     return rate
+  })
+
+/** What a timer benchmark's sets are: `tickets` made due at `dueOf(i)`, answered with their ids and states. */
+export type MakeDue<E, R> = (dueOf: (i: number) => number) => Effect.Effect<Seeded, E, R>
+
+/**
+ * A timer benchmark's two sets after its baseline, each falling due from a moment safely after it is made due (making
+ * the first set due took `setupSeconds`): the spread set due evenly over `windowSeconds`, then the burst set all due at
+ * one instant (how fast the loop works off a backlog). Runs `scenario` on each, then prints the burst's rate as a
+ * share of `baseRate` and the load average after.
+ */
+export const spreadThenBurst = <E, R, ES, RS>(options: {
+  readonly tickets: number
+  readonly windowSeconds: number
+  readonly setupSeconds: number
+  /** The instant seeding must finish before, for the warnings: the spread set's first and the burst set's. */
+  readonly firstDueName: string
+  readonly burstDueName: string
+  readonly spread: MakeDue<E, R>
+  readonly burst: MakeDue<E, R>
+  readonly scenario: (
+    label: string,
+    ids: ReadonlyArray<number>,
+    dues: ReadonlyArray<number>
+  ) => Effect.Effect<number, ES, RS>
+  readonly baseRate: number
+}) =>
+  Effect.gen(function* () {
+    const { tickets, windowSeconds } = options
+    const firstDue = () => Date.now() + Math.ceil(options.setupSeconds * 1500) + 2000
+
+    const spreadStart = firstDue()
+    const spreadDues = Array.from(
+      { length: tickets },
+      (_, i) => spreadStart + Math.floor((i * windowSeconds * 1000) / tickets)
+    )
+    const spread = yield* options.spread((i) => spreadDues[i]!)
+    if (Date.now() >= spreadStart) yield* Console.log(`warning: seeding ran past ${options.firstDueName}`)
+    yield* options.scenario(
+      `spread: ${tickets} tickets due evenly over ${windowSeconds} s (${(tickets / windowSeconds).toFixed(0)}/s), the service's loop`,
+      spread.map((t) => t.id),
+      spreadDues
+    )
+
+    const burstAt = firstDue()
+    const burst = yield* options.burst(() => burstAt)
+    if (Date.now() >= burstAt) yield* Console.log(`warning: seeding ran past ${options.burstDueName}`)
+    const burstRate = yield* options.scenario(
+      `burst: ${tickets} tickets due at the same instant, the service's loop`,
+      burst.map((t) => t.id),
+      burst.map(() => burstAt)
+    )
+    yield* Console.log(`${"".padEnd(44)} ${((100 * burstRate) / options.baseRate).toFixed(1)}% of the baseline's rate`)
+    yield* Console.log(`\nload average after: ${loadAverage()}`)
   })

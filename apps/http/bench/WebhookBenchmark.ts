@@ -10,7 +10,7 @@ import { fanOutRound } from "../src/Webhooks/WebhookFanOut.js"
 import { defaultWebhookOptions, type WebhookOptions } from "../src/Webhooks/WebhookOptions.js"
 import { Webhooks } from "../src/Webhooks/Webhooks.js"
 import { createTickets } from "../test/support/CommandTickets.js"
-import { benchOrganization, describeRun, loadAverage, runDatabase, ticketServicesOn } from "./BenchDatabase.js"
+import { benchOrganization, describeRun, runOnOwnDatabase, ticketServicesOn } from "./BenchDatabase.js"
 import { type Benchmark, rateLine } from "./Benchmark.js"
 
 /**
@@ -107,95 +107,102 @@ const deliverAll = (instances: ReadonlyArray<Effect.Effect<unknown>>, expected: 
     return seconds
   })
 
-const run = Effect.gen(function* () {
-  process.env.WEBHOOKS_ALLOW_PRIVATE = "true"
-  const { database, url } = yield* runDatabase("webhooks", DEFAULT_URL)
-  const context = yield* ticketServicesOn(url, 12)
-  yield* Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* describeRun(database)
+const run = runOnOwnDatabase(
+  "webhooks",
+  DEFAULT_URL,
+  (url) => {
+    // Before any service reads it: the receiver listens on loopback.
+    process.env.WEBHOOKS_ALLOW_PRIVATE = "true"
+    return ticketServicesOn(url, 12)
+  },
+  ({ database, url }) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* describeRun(database)
 
-    const receiver = yield* receiverServer
-    const { owner, organization } = yield* benchOrganization("Bench webhooks")
-    const webhook = yield* (yield* Webhooks).create(organization.id, { url: receiver.url })
-    const agent = deliveryAgent(OPTIONS)
-    yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
-    const bodiesAfter = (afterId: string) =>
-      sql<{ id: string; eventId: string; body: string }>`
+      const receiver = yield* receiverServer
+      const { owner, organization } = yield* benchOrganization("Bench webhooks")
+      const webhook = yield* (yield* Webhooks).create(organization.id, { url: receiver.url })
+      const agent = deliveryAgent(OPTIONS)
+      yield* Effect.addFinalizer(() => Effect.promise(() => agent.close()))
+      const bodiesAfter = (afterId: string) =>
+        sql<{ id: string; eventId: string; body: string }>`
         SELECT id, event_id, body FROM hd_webhook_deliveries WHERE id > ${afterId} ORDER BY id`
-    const baseline = (rows: ReadonlyArray<{ eventId: string; body: string }>) =>
-      Effect.gen(function* () {
-        const start = performance.now()
-        yield* Effect.forEach(
-          rows,
-          (row) =>
-            postSigned(agent, OPTIONS, {
-              url: receiver.url,
-              eventId: row.eventId,
-              body: row.body,
-              secrets: [webhook.secret]
-            }),
-          { concurrency: OPTIONS.batchSize, discard: true }
-        )
-        return (performance.now() - start) / 1000
-      })
+      const baseline = (rows: ReadonlyArray<{ eventId: string; body: string }>) =>
+        Effect.gen(function* () {
+          const start = performance.now()
+          yield* Effect.forEach(
+            rows,
+            (row) =>
+              postSigned(agent, OPTIONS, {
+                url: receiver.url,
+                eventId: row.eventId,
+                body: row.body,
+                secrets: [webhook.secret]
+              }),
+            { concurrency: OPTIONS.batchSize, discard: true }
+          )
+          return (performance.now() - start) / 1000
+        })
 
-    // Warm-up: connections, plans, the receiver's keep-alive sockets.
-    yield* seedTickets(organization.id, owner.id, 50, "warm")
-    const warmEvents = Number(
-      (yield* sql<{ n: string }>`SELECT count(*) AS n FROM hd_events WHERE organization_id = ${organization.id}`)[0]!.n
-    )
-    yield* deliverAll([yield* instance(url)], warmEvents)
-    yield* baseline(yield* bodiesAfter("0"))
+      // Warm-up: connections, plans, the receiver's keep-alive sockets.
+      yield* seedTickets(organization.id, owner.id, 50, "warm")
+      const warmEvents = Number(
+        (yield* sql<{
+          n: string
+        }>`SELECT count(*) AS n FROM hd_events WHERE organization_id = ${organization.id}`)[0]!.n
+      )
+      yield* deliverAll([yield* instance(url)], warmEvents)
+      yield* baseline(yield* bodiesAfter("0"))
 
-    const runFigure = (label: string, instances: number) =>
-      Effect.gen(function* () {
-        const [{ maxId }] = (yield* sql<{ maxId: string }>`
+      const runFigure = (label: string, instances: number) =>
+        Effect.gen(function* () {
+          const [{ maxId }] = (yield* sql<{ maxId: string }>`
           SELECT coalesce(max(id), 0)::text AS max_id FROM hd_webhook_deliveries`) as [{ maxId: string }]
-        const [{ n: before }] = (yield* sql<{ n: string }>`
+          const [{ n: before }] = (yield* sql<{ n: string }>`
           SELECT count(*) AS n FROM hd_events WHERE organization_id = ${organization.id}`) as [{ n: string }]
-        yield* seedTickets(organization.id, owner.id, TICKETS, label)
-        const [{ n: after }] = (yield* sql<{ n: string }>`
+          yield* seedTickets(organization.id, owner.id, TICKETS, label)
+          const [{ n: after }] = (yield* sql<{ n: string }>`
           SELECT count(*) AS n FROM hd_events WHERE organization_id = ${organization.id}`) as [{ n: string }]
-        const events = Number(after) - Number(before)
-        const workers = yield* Effect.forEach(Array.from({ length: instances }), () => instance(url))
-        const seconds = yield* deliverAll(workers, events)
-        const rows = yield* bodiesAfter(maxId)
-        if (rows.length !== events)
-          return yield* Effect.dieMessage(`expected ${events} deliveries, found ${rows.length}`)
-        const base = yield* baseline(rows)
-        return { events, seconds, base }
-      })
+          const events = Number(after) - Number(before)
+          const workers = yield* Effect.forEach(Array.from({ length: instances }), () => instance(url))
+          const seconds = yield* deliverAll(workers, events)
+          const rows = yield* bodiesAfter(maxId)
+          if (rows.length !== events)
+            return yield* Effect.dieMessage(`expected ${events} deliveries, found ${rows.length}`)
+          const base = yield* baseline(rows)
+          return { events, seconds, base }
+        })
 
-    yield* Console.log(
-      `workload:           ${TICKETS} tickets per figure (TicketCreated and what follows it), one webhook; batches of ${OPTIONS.batchSize}, all in flight; receiver answers 204\n`
-    )
-    for (const instances of [1, 2]) {
-      const figure = yield* runFigure(`n${instances}`, instances)
-      const baseRate = figure.events / figure.base
       yield* Console.log(
-        line(
-          `baseline: the same ${figure.events} bodies posted straight (undici, ${OPTIONS.batchSize} in flight, signed)`,
-          figure.events,
-          figure.base
-        )
+        `workload:           ${TICKETS} tickets per figure (TicketCreated and what follows it), one webhook; batches of ${OPTIONS.batchSize}, all in flight; receiver answers 204\n`
       )
-      yield* Console.log(
-        line(
-          `webhook worker, ${instances} instance${instances === 1 ? "" : "s"} (fan-out → claim → POST → outcome)`,
-          figure.events,
-          figure.seconds,
-          baseRate
+      for (const instances of [1, 2]) {
+        const figure = yield* runFigure(`n${instances}`, instances)
+        const baseRate = figure.events / figure.base
+        yield* Console.log(
+          line(
+            `baseline: the same ${figure.events} bodies posted straight (undici, ${OPTIONS.batchSize} in flight, signed)`,
+            figure.events,
+            figure.base
+          )
         )
-      )
-    }
-    const [{ pending }] = (yield* sql<{ pending: string }>`
+        yield* Console.log(
+          line(
+            `webhook worker, ${instances} instance${instances === 1 ? "" : "s"} (fan-out → claim → POST → outcome)`,
+            figure.events,
+            figure.seconds,
+            baseRate
+          )
+        )
+      }
+      const [{ pending }] = (yield* sql<{ pending: string }>`
       SELECT count(*) FILTER (WHERE status <> 'delivered') AS pending FROM hd_webhook_deliveries`) as [
-      { pending: string }
-    ]
-    yield* Console.log(`\ndeliveries not delivered: ${pending}; load average after: ${loadAverage()}`)
-  }).pipe(Effect.provide(context))
-}).pipe(Effect.scoped)
+        { pending: string }
+      ]
+      return `deliveries not delivered: ${pending}`
+    })
+)
 
 /** Webhook deliveries/s through the worker, beside posting the same bodies straight. */
 export const webhookBenchmark: Benchmark = {
