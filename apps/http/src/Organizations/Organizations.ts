@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema, Struct } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import * as Repository from "../Database/Repository.js"
 import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -119,11 +120,6 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const now = Effect.map(
-      Effect.clockWith((clock) => clock.currentTimeMillis),
-      (ms) => new Date(ms)
-    )
-
     const select = sql`
       SELECT o.id, o.public_id, o.name, o.created_at, o.updated_at, o.support_email, o.site_url, o.description,
              o.email_from_name, o.email_subject_prefix, o.customer_max_inactivity_period,
@@ -207,7 +203,7 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
       Effect.gen(function* () {
         const columns = columnsOf(changes)
         if (Object.keys(columns).length > 0)
-          yield* sql`UPDATE organizations SET ${sql.update({ ...columns, updatedAt: yield* now })} WHERE id = ${id}`
+          yield* sql`UPDATE organizations SET ${sql.update({ ...columns, updatedAt: yield* Repository.now })} WHERE id = ${id}`
         return yield* get(id)
       }).pipe(Effect.orDie, Effect.withSpan("Organizations.update"))
 
