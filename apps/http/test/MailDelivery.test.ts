@@ -1,13 +1,29 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 import { BlobStore, BlobStoreLive } from "../src/Attachments/BlobStore.js"
-import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
-import { header, outboxRows, type Received, smtpLayer, testSmtpServer, withOutbox } from "./MailSupport.js"
+import {
+  header,
+  outboxRows,
+  type Received,
+  smtpAndTicket,
+  smtpLayer,
+  testSmtpServer,
+  withOutbox
+} from "./MailSupport.js"
+import { uniqueEmail } from "./support/Fixtures.js"
 import { get, post, TestAppLive } from "./support/TestApp.js"
-import { ISO_MS, organization, postMessage, readTicket, type TicketOrg, ticket, ticketPath } from "./TicketsSupport.js"
-
-const customer = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
+import {
+  ISO_MS,
+  organization,
+  postMessage,
+  readTicket,
+  resultIds,
+  type TicketOrg,
+  ticket,
+  ticketPath,
+  upload
+} from "./TicketsSupport.js"
 
 /** The path of the read pixel in a received mail (its HTML part may be quoted-printable). */
 const pixelPath = (message: Received) => {
@@ -22,23 +38,10 @@ const messageOf = (org: TicketOrg, ticketId: number, messageId: number) =>
     response.body.results.find((m: { id: number }) => m.id === messageId)
   )
 
-const upload = (org: TicketOrg, name: string, content: string) =>
-  Effect.flatMap(PendingAttachments, (attachments) =>
-    attachments.upload({
-      organizationId: org.organization.id,
-      caller: { _tag: "Person", userId: org.ownerId, tokenId: 0 },
-      fileName: name,
-      contentType: "text/plain",
-      content: Stream.make(new TextEncoder().encode(content))
-    })
-  ).pipe(Effect.orDie)
-
 layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts, merges, CSAT, attachments", (it) => {
   it.scoped("the read pixel records read once, answers the same GIF to anyone, without a token", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer()
-      const t = yield* ticket(org, { customer_email: customer("reader") })
+      const { org, smtp, t } = yield* smtpAndTicket("reader")
       const reply = yield* postMessage(org, t.id, { content: "Here is the answer." })
       yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       const [createRow, replyRow] = yield* outboxRows(t.id)
@@ -75,12 +78,10 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
 
   it.scoped("sending and read receipts leave updated_at alone: the list's default order does not change", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer()
-      const older = yield* ticket(org, { customer_email: customer("older") })
+      const { org, smtp, t: older } = yield* smtpAndTicket("older")
       const reply = yield* postMessage(org, older.id, { content: "Here is the answer." })
       const before = (yield* readTicket(org, older.id)).body
-      const newer = yield* ticket(org, { customer_email: customer("newer") })
+      const newer = yield* ticket(org, { customer_email: uniqueEmail("newer") })
       yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       const [createRow, replyRow] = yield* outboxRows(older.id)
       assert.strictEqual((yield* get(pixelPath(smtp.withMessageId(createRow!.rfcMessageId!)[0]!))).status, 200)
@@ -92,17 +93,14 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       assert.strictEqual(message.delivery_status, "read")
       assert.strictEqual(message.updated_at, reply.body.updated_at)
       const list = yield* get(org.tickets, { token: org.ownerToken })
-      assert.deepStrictEqual(
-        list.body.results.map((t: { id: number }) => t.id),
-        [newer.id, older.id]
-      )
+      assert.deepStrictEqual(resultIds(list.body), [newer.id, older.id])
     })
   )
 
   it.scoped("forged, foreign and malformed pixel tokens get the same GIF and record nothing", () =>
     Effect.gen(function* () {
       const org = yield* organization
-      const t = yield* ticket(org, { customer_email: customer("forger") })
+      const t = yield* ticket(org, { customer_email: uniqueEmail("forger") })
       const [row] = yield* outboxRows(t.id)
       const forged = `${row!.id}.${"A".repeat(43)}`
       const answers = yield* Effect.forEach(
@@ -128,13 +126,11 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
     "a merged-away ticket: its reply's delivery is recorded on the survivor; its create-email's is dropped",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const smtp = yield* testSmtpServer()
-        const source = yield* ticket(org, { customer_email: customer("merged") })
+        const { org, smtp, t: source } = yield* smtpAndTicket("merged")
         const reply = yield* postMessage(org, source.id, { content: "A reply before the merge." })
         const survivor = yield* ticket(
           org,
-          { customer_email: customer("survivor"), created_by_role: "customer" },
+          { customer_email: uniqueEmail("survivor"), created_by_role: "customer" },
           org.integration
         )
         const merged = yield* post(ticketPath(org, source.id, "merge/"), {
@@ -163,7 +159,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
     Effect.gen(function* () {
       const org = yield* organization
       const smtp = yield* testSmtpServer()
-      const to = customer("survey")
+      const to = uniqueEmail("survey")
       const t = yield* ticket(org, { customer_email: to, created_by_role: "customer" }, org.integration)
       assert.strictEqual(t.delivery_status, null)
       const sql = yield* SqlClient.SqlClient
@@ -200,14 +196,14 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       yield* sql`UPDATE organizations SET email_subject_prefix = '[Acme]', email_from_name = 'Acme Support'
                  WHERE id = ${org.organization.id}`
       // First a ticket in the default inbox (provisioned now, "Support", no sender name of its own).
-      const plain = yield* ticket(org, { customer_email: customer("plain") })
+      const plain = yield* ticket(org, { customer_email: uniqueEmail("plain") })
       const billing = yield* post(`${org.path}inboxes/`, {
         token: org.ownerToken,
         json: { name: "Billing", email_prefix: "billing", email_from_name: "Acme Billing" }
       })
       assert.strictEqual(billing.status, 201, billing.text)
       const file = yield* upload(org, "invoice.txt", "invoice body")
-      const to = customer("payer")
+      const to = uniqueEmail("payer")
       const t = yield* ticket(org, {
         customer_email: to,
         inbox_id: billing.body.id,
@@ -233,7 +229,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       const org = yield* organization
       const smtp = yield* testSmtpServer()
       const file = yield* upload(org, "lost.txt", "gone soon")
-      const t = yield* ticket(org, { customer_email: customer("lost"), attachment_ids: [file.id] })
+      const t = yield* ticket(org, { customer_email: uniqueEmail("lost"), attachment_ids: [file.id] })
       yield* Effect.flatMap(BlobStore, (blobs) => blobs.remove(file.id)).pipe(Effect.provide(BlobStoreLive))
       const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.include(round, { failed: 1 })

@@ -12,11 +12,17 @@ import {
   MailTransport,
   MailTransportLive
 } from "../src/Mail/MailTransport.js"
-import { crashingAfterFirstSend, later, outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
+import {
+  crashingAfterFirstSend,
+  later,
+  outboxRows,
+  parseMessage,
+  ticketToNewCustomer,
+  withOutbox
+} from "./MailSupport.js"
+import { uniqueEmail } from "./support/Fixtures.js"
 import { TestAppLive } from "./support/TestApp.js"
 import { organization, postMessage, readTicket, ticket } from "./TicketsSupport.js"
-
-const customer = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
 /** A temporary directory, removed with the scope. */
 const tempDir = Effect.acquireRelease(
@@ -32,7 +38,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
     Effect.gen(function* () {
       const dataDir = yield* tempDir
       const org = yield* organization
-      const to = customer("eml")
+      const to = uniqueEmail("eml")
       const t = yield* ticket(org, {
         customer_email: to,
         external_recipient_emails: ["cc@example.com"],
@@ -83,8 +89,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
   it.scoped("a crash after the file was written: the next worker finds the file, never rewrites it, records sent", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      const org = yield* organization
-      const t = yield* ticket(org, { customer_email: customer("crash-eml") })
+      const { org, t } = yield* ticketToNewCustomer("crash-eml")
       const crashing = crashingAfterFirstSend(emlTransport(dir), "injected crash after writing")
       const crashAfterWrite = crashing.layer.pipe(Layer.provide(NodeFileSystem.layer))
       const first = yield* withOutbox(crashAfterWrite, (outbox) => outbox.drainOnce())
@@ -114,8 +119,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
   it.scoped("the plain .eml transport never writes a Message-ID twice and leaves no partial files", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      const org = yield* organization
-      const t = yield* ticket(org, { customer_email: customer("once") })
+      const { t } = yield* ticketToNewCustomer("once")
       yield* withOutbox(emlLayer(dir), (outbox) => outbox.drainOnce())
       const [row] = yield* outboxRows(t.id)
       assert.strictEqual(row!.status, "sent")

@@ -12,15 +12,15 @@ import {
   later,
   outboxRows,
   outboxWith,
+  smtpAndTicket,
   smtpLayer,
   testOptions,
   testSmtpServer,
   withOutbox
 } from "./MailSupport.js"
+import { uniqueEmail } from "./support/Fixtures.js"
 import { get, TestAppLive } from "./support/TestApp.js"
 import { ISO_MS, organization, postMessage, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
-
-const customer = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
 layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) => {
   it.scoped(
@@ -29,7 +29,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       Effect.gen(function* () {
         const org = yield* organization
         const smtp = yield* testSmtpServer()
-        const to = customer("jane")
+        const to = uniqueEmail("jane")
         const t = yield* ticket(org, {
           customer_email: to,
           external_recipient_emails: ["boss@example.com"],
@@ -102,8 +102,8 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
           onRcptTo: (address) =>
             address.startsWith("gone-") ? { code: 550, message: "5.1.1 Mailbox unavailable" } : "accept"
         })
-        const to = customer("partly")
-        const refusedCc = customer("gone")
+        const to = uniqueEmail("partly")
+        const refusedCc = uniqueEmail("gone")
         const t = yield* ticket(org, { customer_email: to, external_recipient_emails: [refusedCc, "boss@example.com"] })
         const reply = (yield* postMessage(org, t.id, { content: "Answer to all." })).body
         const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
@@ -121,7 +121,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         assert.strictEqual(message.delivery_status, "sent")
         assert.include(message.delivery_failure_reason, refusedCc)
         // Fully delivered mail keeps an empty reason.
-        const clean = yield* ticket(org, { customer_email: customer("clean") })
+        const clean = yield* ticket(org, { customer_email: uniqueEmail("clean") })
         yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
         const cleanAfter = (yield* readTicket(org, clean.id)).body
         assert.strictEqual(cleanAfter.delivery_status, "sent")
@@ -131,12 +131,10 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
 
   it.scoped("a 5xx rejection: failed with the server's reason in GET ticket; never retried", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer({
+      const { org, smtp, t } = yield* smtpAndTicket("nobody", {
         onRcptTo: (address) =>
           address.startsWith("nobody-") ? { code: 550, message: "5.1.1 No such user here" } : "accept"
       })
-      const t = yield* ticket(org, { customer_email: customer("nobody") })
       const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.include(round, { sent: 0, failed: 1, recorded: 1 })
       const after = (yield* readTicket(org, t.id)).body
@@ -156,11 +154,9 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
 
   it.scoped("a 4xx: retried later with backoff, then sent", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer({
+      const { org, smtp, t } = yield* smtpAndTicket("jo", {
         onData: (attempt) => (attempt === 1 ? { code: 451, message: "4.3.0 Try again later" } : "accept")
       })
-      const t = yield* ticket(org, { customer_email: customer("jo") })
       const first = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.include(first, { sent: 0, failed: 0, retried: 1 })
       const [pending] = yield* outboxRows(t.id)
@@ -183,9 +179,9 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
 
   it.scoped("a connection dropped in the middle of DATA: retried, received exactly once", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer({ onData: (attempt) => (attempt === 1 ? "drop" : "accept") })
-      const t = yield* ticket(org, { customer_email: customer("drop") })
+      const { org, smtp, t } = yield* smtpAndTicket("drop", {
+        onData: (attempt) => (attempt === 1 ? "drop" : "accept")
+      })
       const first = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.include(first, { sent: 0, retried: 1 })
       const [pending] = yield* outboxRows(t.id)
@@ -202,9 +198,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
 
   it.scoped("a transient failure on every attempt: given up as failed after maxAttempts", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer({ onData: () => ({ code: 421, message: "4.7.0 Busy" }) })
-      const t = yield* ticket(org, { customer_email: customer("busy") })
+      const { org, smtp, t } = yield* smtpAndTicket("busy", { onData: () => ({ code: 421, message: "4.7.0 Busy" }) })
       const options = testOptions({ maxAttempts: 3 })
       for (let i = 1; i <= 3; i++)
         yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce({ now: later(i * 2) }), options)
@@ -219,9 +213,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
 
   it.scoped("a crash after the SMTP server accepted and the outcome was committed: never resent, sent recorded", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer()
-      const t = yield* ticket(org, { customer_email: customer("crash") })
+      const { org, smtp, t } = yield* smtpAndTicket("crash")
       let crashes = 0
       const crashing = testOptions({
         afterOutcome: () =>
@@ -254,9 +246,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
     "a crash between the SMTP server's 250 and our commit (the real transport wrapped): resent once, same Message-ID",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const smtp = yield* testSmtpServer()
-        const t = yield* ticket(org, { customer_email: customer("window") })
+        const { org, smtp, t } = yield* smtpAndTicket("window")
         const crashAfterSend = crashingAfterFirstSend(smtpTransport(smtp.url), "injected crash after the 250").layer
         const first = yield* withOutbox(crashAfterSend, (outbox) => outbox.drainOnce())
         assert.include(first, { crashed: 1, sent: 0 })
@@ -278,10 +268,8 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
 
   it.scoped("a row whose lease passed to another worker while it waited in its batch is not sent again", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const smtp = yield* testSmtpServer()
-      const first = yield* ticket(org, { customer_email: customer("slow") })
-      const second = yield* ticket(org, { customer_email: customer("waiting") })
+      const { org, smtp, t: first } = yield* smtpAndTicket("slow")
+      const second = yield* ticket(org, { customer_email: uniqueEmail("waiting") })
       // Worker A hangs on its first mail past its (short) lease; worker B takes both rows over meanwhile.
       const workerB = yield* Effect.map(Layer.build(outboxWith(smtpLayer(smtp.url))), Context.get(MailOutbox))
       let hung = false
@@ -323,7 +311,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
           Layer.provide(TicketServicesLive)
         )
       )
-      const t = yield* ticket(org, { customer_email: customer("polled") })
+      const t = yield* ticket(org, { customer_email: uniqueEmail("polled") })
       const status = yield* readTicket(org, t.id).pipe(
         Effect.map((response) => response.body.delivery_status as string),
         Effect.filterOrFail((s) => s === "sent"),

@@ -10,6 +10,8 @@ import {
 } from "../src/Mail/MailOutbox.js"
 import { type MailSendFailed, MailTransport, type SendReceipt, smtpTransport } from "../src/Mail/MailTransport.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
+import { uniqueEmail } from "./support/Fixtures.js"
+import { organization, ticket } from "./TicketsSupport.js"
 
 /** Helpers of the mail tests: a real SMTP server in the test process, a header reader, the worker. */
 
@@ -133,6 +135,22 @@ const dropConnection = (server: SMTPServer, session: SMTPServerSession) => {
     if (c.id === session.id) c._socket.destroy()
   }
 }
+
+/** A new organization's ticket to a new customer (`label-…@example.com`): its create-email is queued. */
+export const ticketToNewCustomer = (label: string) =>
+  Effect.gen(function* () {
+    const org = yield* organization
+    const t = yield* ticket(org, { customer_email: uniqueEmail(label) })
+    return { org, t }
+  })
+
+/** A {@link testSmtpServer} behaving as told, and a {@link ticketToNewCustomer}. */
+export const smtpAndTicket = (label: string, behaviour?: SmtpBehaviour) =>
+  Effect.gen(function* () {
+    const smtp = yield* testSmtpServer(behaviour)
+    const { org, t } = yield* ticketToNewCustomer(label)
+    return { org, smtp, t }
+  })
 
 /** Worker options for tests: one round handles everything in view; no background loop runs. */
 export const testOptions = (overrides: Partial<MailOutboxOptions> = {}): MailOutboxOptions => ({

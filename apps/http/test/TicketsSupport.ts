@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { assert } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
 import { Inboxes } from "../src/Inboxes/Inboxes.js"
 import type { Criteria } from "../src/PresetFilters/Criteria.js"
 import { EMPTY_CRITERIA } from "../src/PresetFilters/Criteria.js"
@@ -8,7 +10,7 @@ import { ServicesLive } from "../src/Services.js"
 import { Tags } from "../src/Tags/Tags.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { get, patch, post, TestAppLive, type TestRequest } from "./support/TestApp.js"
+import { get, patch, post, TestAppLive, type TestRequest, type TestResponse } from "./support/TestApp.js"
 
 /** Helpers of the ticket tests: an organization with an integration token, tickets, tags, inboxes, filters. */
 
@@ -25,6 +27,9 @@ export const FRENCH =
 /** The test app with `services` (a timer, a worker) over the ticket services of its database, for `layer(…)`. */
 export const withTicketServices = <A, E, R>(services: Layer.Layer<A, E, R>) =>
   services.pipe(Layer.provide(TicketServicesLive), Layer.provide(ServicesLive), Layer.provideMerge(TestAppLive))
+
+/** An hour from now, in ISO 8601 (a snooze that is still running). */
+export const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString()
 
 /** An organization, its owner's token and an integration token. */
 export const organization = Effect.gen(function* () {
@@ -53,6 +58,16 @@ export const ticket = (org: TicketOrg, body: Record<string, unknown> = {}, token
         : Effect.die(new Error(`ticket creation failed: ${response.status} ${response.text}`))
   )
 
+/** Asserts a 400 whose body names `field` as invalid; `context` (a table's case) leads the failure message. */
+export const assertInvalid = (response: TestResponse, field: string, context?: string) => {
+  const message = context === undefined ? response.text : `${context}: ${response.text}`
+  assert.strictEqual(response.status, 400, message)
+  assert.property(response.body, field, message)
+}
+
+/** The ids of a listed page's results, in order. */
+export const resultIds = (body: { results: ReadonlyArray<{ id: number }> }) => body.results.map((r) => r.id)
+
 /** `…/tickets/{id}/` and below. */
 export const ticketPath = (org: TicketOrg, id: number, rest = "") => `${org.tickets}${id}/${rest}`
 
@@ -66,6 +81,18 @@ export const postMessage = (org: TicketOrg, id: number, body: Record<string, unk
 /** PATCHes a ticket as the owner. */
 export const updateTicket = (org: TicketOrg, id: number, body: Record<string, unknown>) =>
   patch(ticketPath(org, id), { token: org.ownerToken, json: body })
+
+/** A pending text upload by the organization's owner (what `POST …/pending-attachments/` stores). */
+export const upload = (org: TicketOrg, name: string, content = "hello") =>
+  Effect.flatMap(PendingAttachments, (attachments) =>
+    attachments.upload({
+      organizationId: org.organization.id,
+      caller: { _tag: "Person", userId: org.ownerId, tokenId: 0 },
+      fileName: name,
+      contentType: "text/plain",
+      content: Stream.make(new TextEncoder().encode(content))
+    })
+  ).pipe(Effect.orDie)
 
 /** A tag of the organization. */
 export const tag = (org: TicketOrg, name: string, color = "") =>
