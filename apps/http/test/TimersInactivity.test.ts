@@ -68,6 +68,18 @@ const messageMails = (id: number) => Effect.map(outbox(id), (rows) => rows.filte
 const systemMessages = (org: TicketOrg, id: number) =>
   Effect.map(messagesOf(org, id), (messages) => messages.filter((m) => m.role === "system"))
 
+/** Sweeps a millisecond before `days` after `since`, when the ticket is still open, then at it, when it closes. */
+const closesForInactivityAt = (org: TicketOrg, id: number, since: string, days: number) =>
+  Effect.gen(function* () {
+    yield* sweepAt(after(since, days, -1))
+    assert.strictEqual((yield* readTicket(org, id)).body.status, "created", "not a millisecond early")
+    yield* sweepAt(after(since, days))
+    const closed = (yield* readTicket(org, id)).body
+    assert.strictEqual(closed.status, "closed")
+    assert.strictEqual(closed.classification, "customer_inactivity")
+    return closed
+  })
+
 const reminders = { enable_inactivity_reminders: true, customer_inactivity_reminder_period: 2 }
 const autoClose = { enable_auto_close_inactive_tickets: true, customer_max_inactivity_period: 5 }
 
@@ -158,12 +170,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         const [reminder] = yield* systemMessages(org, t.id)
         assert.isTrue(reminder.content.endsWith(" Without a reply, the ticket will be closed in 3 days."))
 
-        yield* sweepAt(after(since, 5, -1))
-        assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
-        yield* sweepAt(after(since, 5))
-        const closed = (yield* readTicket(org, t.id)).body
-        assert.strictEqual(closed.status, "closed")
-        assert.strictEqual(closed.classification, "customer_inactivity")
+        const closed = yield* closesForInactivityAt(org, t.id, since, 5)
         assert.strictEqual(closed.updated_at, DateTime.formatIso(after(since, 5)))
         // Closed: nothing more happens (and closing sent no message).
         yield* sweepAt(after(since, 50))
@@ -180,22 +187,14 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         yield* sweepAt(after(since, 10))
         assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
         assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
-        yield* sweepAt(after(since, 13, -1))
-        assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
-        yield* sweepAt(after(since, 13))
-        assert.strictEqual((yield* readTicket(org, t.id)).body.classification, "customer_inactivity")
+        yield* closesForInactivityAt(org, t.id, since, 13)
       })
   )
 
   it.effect("given auto-close without reminders, then the ticket closes at the maximum period with no message", () =>
     Effect.gen(function* () {
       const { org, t, since } = yield* waitingTicket({ ...autoClose, customer_inactivity_reminder_period: 2 })
-      yield* sweepAt(after(since, 5, -1))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
-      yield* sweepAt(after(since, 5))
-      const closed = (yield* readTicket(org, t.id)).body
-      assert.strictEqual(closed.status, "closed")
-      assert.strictEqual(closed.classification, "customer_inactivity")
+      yield* closesForInactivityAt(org, t.id, since, 5)
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
     })
   )
@@ -232,8 +231,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       yield* sweepAt(after(since, 1))
       const [reminder] = yield* systemMessages(org, t.id)
       assert.isTrue(reminder.content.endsWith("closed in 2 days."))
-      yield* sweepAt(after(since, 3))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.classification, "customer_inactivity")
+      yield* closesForInactivityAt(org, t.id, since, 3)
     })
   )
 
