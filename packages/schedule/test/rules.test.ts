@@ -30,10 +30,7 @@ describe("a range belongs to the day that opens it", () => {
       weeklyHours: friday,
       exceptions: [{ date: "2024-06-08", opensAt: null, closesAt: null }]
     })
-    expectOpenAt(schedule, {
-      "2024-06-08T01:00:00Z": true,
-      "2024-06-08T02:00:00Z": false
-    })
+    expectOpenAt(schedule, { "2024-06-08T01:00:00Z": true, "2024-06-08T02:00:00Z": false })
   })
 
   it("closing Friday by an exception removes its overnight part too", () => {
@@ -42,10 +39,7 @@ describe("a range belongs to the day that opens it", () => {
       weeklyHours: friday,
       exceptions: [{ date: "2024-06-07", opensAt: null, closesAt: null }]
     })
-    expectOpenAt(schedule, {
-      "2024-06-07T23:00:00Z": false,
-      "2024-06-08T01:00:00Z": false
-    })
+    expectOpenAt(schedule, { "2024-06-07T23:00:00Z": false, "2024-06-08T01:00:00Z": false })
     expect(iso(nextOpenAfter(schedule, at("2024-06-07T23:00:00Z")))).toBe("2024-06-14T22:00:00.000Z")
   })
 
@@ -55,10 +49,7 @@ describe("a range belongs to the day that opens it", () => {
       weeklyHours: {},
       exceptions: [{ date: "2024-12-31", opensAt: "20:00", closesAt: "03:30:15" }]
     })
-    expectOpenAt(schedule, {
-      "2025-01-01T02:30:14.999Z": true,
-      "2025-01-01T02:30:15Z": false
-    })
+    expectOpenAt(schedule, { "2025-01-01T02:30:14.999Z": true, "2025-01-01T02:30:15Z": false })
   })
 })
 
@@ -80,10 +71,7 @@ describe("intervals are half-open", () => {
 describe("24:00 and equal times", () => {
   it("24:00 closes at the end of the opening day", () => {
     const schedule = compileSchedule({ timeZone: "UTC", weeklyHours: { mon: { opensAt: "20:00", closesAt: "24:00" } } })
-    expectOpenAt(schedule, {
-      "2024-06-03T23:59:59.999Z": true,
-      "2024-06-04T00:00:00Z": false
-    })
+    expectOpenAt(schedule, { "2024-06-03T23:59:59.999Z": true, "2024-06-04T00:00:00Z": false })
   })
   it("09:00–09:00 is 24 hours, 00:00–00:00 is the whole day", () => {
     const schedule = compileSchedule({
