@@ -26,8 +26,15 @@ const referenceStretches = (input: ScheduleInput, from: number, days: number): A
   return stretchesOf(referenceIntervals(input, first, first.add({ days: days + 2 })))
 }
 
-/** Past this instant the reference has not listed every interval (its last day may spill 2 days either way). */
-const knownUntil = (from: number, days: number) => from + (days - 2) * DAY
+/**
+ * `input` compiled, beside the reference's stretches for `days` local days from `from` and the instant `known` past
+ * which the reference has not listed every interval (its last day may spill 2 days either way).
+ */
+const withReference = (input: ScheduleInput, from: number, days: number) => ({
+  schedule: compileSchedule(input),
+  stretches: referenceStretches(input, from, days),
+  known: from + (days - 2) * DAY
+})
 
 const wholeMinuteCase = fc
   .tuple(fc.constantFrom(...BUSINESS_ZONES), fc.constantFrom(...YEARS))
@@ -45,10 +52,7 @@ describe("business time agrees with a brute-force minute count", () => {
   it("businessTimeBetween and addBusinessTime, whole-minute schedules and instants", { timeout: 120_000 }, () => {
     fc.assert(
       fc.property(wholeMinuteCase, ([input, from, spanMinutes, minutes]) => {
-        const schedule = compileSchedule(input)
-        const days = 90
-        const stretches = referenceStretches(input, from, days)
-        const known = knownUntil(from, days)
+        const { schedule, stretches, known } = withReference(input, from, 90)
         const to = from + spanMinutes * MINUTE
         expect(businessTimeBetween(schedule, new Date(from), new Date(to))).toBe(
           countOpenMinutes(stretches, from, to).counted
@@ -78,10 +82,7 @@ describe("business time is exact to the millisecond", () => {
   }, () => {
     fc.assert(
       fc.property(exactCase, ([input, from, span, budget]) => {
-        const schedule = compileSchedule(input)
-        const days = 60
-        const stretches = referenceStretches(input, from, days)
-        const known = knownUntil(from, days)
+        const { schedule, stretches, known } = withReference(input, from, 60)
         expect(msOf(businessTimeBetween(schedule, new Date(from), new Date(from + span)))).toBe(
           referenceBusinessMs(stretches, from, from + span)
         )
@@ -115,9 +116,7 @@ describe("business time is exact to the millisecond", () => {
       )
     fc.assert(
       fc.property(longCase, ([input, from, span]) => {
-        const schedule = compileSchedule(input)
-        const days = Math.ceil(span / DAY) + 4
-        const stretches = referenceStretches(input, from, days)
+        const { schedule, stretches } = withReference(input, from, Math.ceil(span / DAY) + 4)
         const total = referenceBusinessMs(stretches, from, from + span)
         expect(msOf(businessTimeBetween(schedule, new Date(from), new Date(from + span)))).toBe(total)
         const due = addBusinessTime(schedule, new Date(from), total / MINUTE)
