@@ -1,3 +1,4 @@
+import { UserRef } from "@helpdesk/domain"
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 
@@ -55,14 +56,6 @@ export const DeletionPlan = Schema.Struct({
   deletionAt: Schema.NullOr(Schema.DateFromSelf)
 })
 
-/** The user who created an organization. */
-export const Creator = Schema.Struct({
-  id: Schema.Int,
-  email: Schema.String,
-  name: Schema.String,
-  profilePictureUrl: Schema.String
-})
-
 /** An organization: its public id, name, settings, subscription and deletion plan. */
 export const Organization = Schema.Struct({
   id: Schema.Int,
@@ -70,7 +63,8 @@ export const Organization = Schema.Struct({
   name: Schema.String,
   createdAt: Schema.DateFromSelf,
   updatedAt: Schema.DateFromSelf,
-  createdBy: Schema.NullOr(Creator),
+  /** The user who created it, as every user reference is kept. */
+  createdBy: Schema.NullOr(UserRef),
   supportEmail: Schema.String,
   siteUrl: Schema.String,
   description: Schema.String,
