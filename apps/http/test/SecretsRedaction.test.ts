@@ -15,28 +15,34 @@ process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "hd-redaction-"))
 const SURVEY_TOKEN = /hd_csat_[A-Za-z0-9_-]{43}/g
 
 describe("redactUrl (docs/decisions/0805-secrets-in-logs-and-at-rest.md)", () => {
+  /** Asserts that each URL redacts to what it is paired with. */
+  const redactsTo = (cases: ReadonlyArray<readonly [url: string, redacted: string]>) => {
+    for (const [url, redacted] of cases) assert.strictEqual(redactUrl(url), redacted, url)
+  }
+
   it("replaces the token segment of survey and read-receipt paths, keeping the rest", () => {
     const token = `hd_csat_${"a".repeat(43)}`
-    assert.strictEqual(redactUrl(`/csat/${token}/`), "/csat/[redacted]/")
-    assert.strictEqual(redactUrl(`/csat/${token}`), "/csat/[redacted]")
-    assert.strictEqual(redactUrl(`/csat/${token}/?lang=en`), "/csat/[redacted]/?lang=en")
-    assert.strictEqual(redactUrl("/mail/opened/42.abcDEF_-/"), "/mail/opened/[redacted]/")
-    assert.strictEqual(
-      redactUrl(`https://help.example.com/csat/${token}/`),
-      "https://help.example.com/csat/[redacted]/"
-    )
+    redactsTo([
+      [`/csat/${token}/`, "/csat/[redacted]/"],
+      [`/csat/${token}`, "/csat/[redacted]"],
+      [`/csat/${token}/?lang=en`, "/csat/[redacted]/?lang=en"],
+      ["/mail/opened/42.abcDEF_-/", "/mail/opened/[redacted]/"],
+      [`https://help.example.com/csat/${token}/`, "https://help.example.com/csat/[redacted]/"]
+    ])
   })
 
   it("replaces the values of signature and credential-like query parameters only", () => {
-    assert.strictEqual(
-      redactUrl("/attachments/0b6d/download/?expires=1700000000&signature=s3cr3t-_x"),
-      "/attachments/0b6d/download/?expires=1700000000&signature=[redacted]"
-    )
-    assert.strictEqual(
-      redactUrl("/x/?access_token=abc&page=2&api_key=k&Token=t#frag"),
-      "/x/?access_token=[redacted]&page=2&api_key=[redacted]&Token=[redacted]#frag"
-    )
-    assert.strictEqual(redactUrl("/x/?signature="), "/x/?signature=[redacted]")
+    redactsTo([
+      [
+        "/attachments/0b6d/download/?expires=1700000000&signature=s3cr3t-_x",
+        "/attachments/0b6d/download/?expires=1700000000&signature=[redacted]"
+      ],
+      [
+        "/x/?access_token=abc&page=2&api_key=k&Token=t#frag",
+        "/x/?access_token=[redacted]&page=2&api_key=[redacted]&Token=[redacted]#frag"
+      ],
+      ["/x/?signature=", "/x/?signature=[redacted]"]
+    ])
   })
 
   it("leaves URLs without secrets alone and is idempotent", () => {
@@ -90,6 +96,17 @@ const signedDownloadUrl = (org: Fixtures.OrgFixture) =>
     return new URL(response.download_url)
   })
 
+/** What a request can carry that must not be written down: a survey token and a signed download link. */
+const requestSecrets = Effect.gen(function* () {
+  const org = yield* csatOrganization
+  const { token } = yield* closedTicketWithSurvey(org)
+  const download = yield* signedDownloadUrl(org)
+  return { token, download }
+})
+
+/** The real app on the real clock, with room for the survey's mail round trip. */
+const SLOW_APP = { excludeTestServices: true, timeout: "120 seconds" } as const
+
 const logged: Array<string> = []
 const capturingLogger = Logger.replace(
   Logger.defaultLogger,
@@ -98,15 +115,10 @@ const capturingLogger = Logger.replace(
   })
 )
 
-layer(testAppLive({ logRequests: true }).pipe(Layer.provide(capturingLogger)), {
-  excludeTestServices: true,
-  timeout: "120 seconds"
-})("request logs", (it) => {
+layer(testAppLive({ logRequests: true }).pipe(Layer.provide(capturingLogger)), SLOW_APP)("request logs", (it) => {
   it.effect("survey links, download signatures and read-receipt tokens never reach the request log", () =>
     Effect.gen(function* () {
-      const org = yield* csatOrganization
-      const { token } = yield* closedTicketWithSurvey(org)
-      const download = yield* signedDownloadUrl(org)
+      const { token, download } = yield* requestSecrets
       const signature = download.searchParams.get("signature")!
       const pixelToken = `7.${"Z".repeat(43)}`
       logged.length = 0
@@ -152,15 +164,12 @@ const recordingTracer = Layer.unwrapEffect(
   )
 )
 
-layer(testAppLive({ tracing: true }).pipe(Layer.provide(recordingTracer)), {
-  excludeTestServices: true,
-  timeout: "120 seconds"
-})("HTTP spans of an embedding program's tracer", (it) => {
+const tracedApp = testAppLive({ tracing: true }).pipe(Layer.provide(recordingTracer))
+
+layer(tracedApp, SLOW_APP)("HTTP spans of an embedding program's tracer", (it) => {
   it.effect("record the request's URL with its secrets redacted", () =>
     Effect.gen(function* () {
-      const org = yield* csatOrganization
-      const { token } = yield* closedTicketWithSurvey(org)
-      const download = yield* signedDownloadUrl(org)
+      const { token, download } = yield* requestSecrets
       spans.length = 0
       assert.strictEqual((yield* get(`/csat/${token}/`)).status, 200)
       assert.strictEqual((yield* get(`${download.pathname}${download.search}`)).status, 200)
@@ -175,7 +184,7 @@ layer(testAppLive({ tracing: true }).pipe(Layer.provide(recordingTracer)), {
   )
 })
 
-layer(testAppLive(), { excludeTestServices: true, timeout: "120 seconds" })("survey links at rest", (it) => {
+layer(testAppLive(), SLOW_APP)("survey links at rest", (it) => {
   it.scoped("once the worker has sent a survey, its outbox row holds no token that opens the survey", () =>
     Effect.gen(function* () {
       const org = yield* csatOrganization
