@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { RecordSlaBreach, systemActor } from "@helpdesk/domain"
-import { Console, DateTime, Effect, Layer } from "effect"
+import { Console, DateTime, Effect } from "effect"
 import { SLA_BREACH_BATCH, SlaBreachTimerLive } from "../src/Sla/SlaBreachTimer.js"
 import { SlaPolicies } from "../src/Sla/SlaPolicies.js"
 import type { SlaPolicyCreate } from "../src/Sla/SlaPolicy.js"
@@ -12,9 +12,7 @@ import {
   type Seeded,
   seedTarget,
   spreadThenBurst,
-  type TimerBenchContext,
-  timerBenchRun,
-  timerScenario
+  timerBenchRun
 } from "./TimerBench.js"
 
 /**
@@ -68,57 +66,52 @@ const seeder = Effect.gen(function* () {
   return { create, breachDirectly } as const
 })
 
-/** Runs the service's breach loop while `ids`, due at `dues`, breach; prints the lags, answers breaches/s. */
-const scenario = (label: string, ids: ReadonlyArray<number>, dues: ReadonlyArray<number>, context: TimerBenchContext) =>
-  timerScenario({
-    label,
-    loop: SlaBreachTimerLive.pipe(Layer.provide(Layer.succeedContext(context))),
-    ids,
-    dues,
-    eventType: "TicketSlaBreached",
-    dueName: "due",
-    unit: "breach",
-    done: (pending) =>
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (sql) => sql<{ ticketId: string }>`
-          SELECT ticket_id FROM hd_ticket_sla WHERE ticket_id = ANY(${pending}::bigint[]) AND breached`
-      )
-  })
+/** The service's breach loop; a reader polling `hd_ticket_sla.breached` sees a ticket breached. */
+const breachTimer = {
+  loop: SlaBreachTimerLive,
+  eventType: "TicketSlaBreached",
+  dueName: "due",
+  unit: "breach",
+  done: (pending: ReadonlyArray<number>) =>
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{ ticketId: string }>`
+        SELECT ticket_id FROM hd_ticket_sla WHERE ticket_id = ANY(${pending}::bigint[]) AND breached`
+    )
+}
 
 const run = timerBenchRun(
   "sla",
   `${TICKETS} tickets per set, loop interval ${process.env.SLA_BREACH_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SLA_BREACH_BATCH}`,
-  (context) =>
-    Effect.gen(function* () {
-      const seed = yield* seeder
+  Effect.gen(function* () {
+    const seed = yield* seeder
 
-      // Baseline: tickets already due (no timer runs yet), their breaches appended directly.
-      const seedStart = performance.now()
-      const baseDue = Date.now() - 1000
-      const baseTickets = yield* seed.create(TICKETS, () => baseDue)
-      const seedSeconds = (performance.now() - seedStart) / 1000
-      yield* Console.log(`seeded:       ${TICKETS} tickets in ${seedSeconds.toFixed(1)} s (each set)`)
-      const baseRate = yield* directBaseline(seed.breachDirectly(baseTickets, baseDue, SLA_BREACH_BATCH), {
-        eventType: "TicketSlaBreached",
-        units: "breaches",
-        batch: SLA_BREACH_BATCH,
-        count: TICKETS
-      })
-
-      // Spread, then burst: each set seeded just before it falls due.
-      yield* spreadThenBurst({
-        tickets: TICKETS,
-        windowSeconds: WINDOW_SECONDS,
-        setupSeconds: seedSeconds,
-        firstDueName: "the first due instant",
-        burstDueName: "the due instant",
-        spread: (dueOf) => seed.create(TICKETS, dueOf),
-        burst: (dueOf) => seed.create(TICKETS, dueOf),
-        scenario: (label, ids, dues) => scenario(label, ids, dues, context),
-        baseRate
-      })
+    // Baseline: tickets already due (no timer runs yet), their breaches appended directly.
+    const seedStart = performance.now()
+    const baseDue = Date.now() - 1000
+    const baseTickets = yield* seed.create(TICKETS, () => baseDue)
+    const seedSeconds = (performance.now() - seedStart) / 1000
+    yield* Console.log(`seeded:       ${TICKETS} tickets in ${seedSeconds.toFixed(1)} s (each set)`)
+    const baseRate = yield* directBaseline(seed.breachDirectly(baseTickets, baseDue, SLA_BREACH_BATCH), {
+      eventType: "TicketSlaBreached",
+      units: "breaches",
+      batch: SLA_BREACH_BATCH,
+      count: TICKETS
     })
+
+    // Spread, then burst: each set seeded just before it falls due.
+    yield* spreadThenBurst({
+      tickets: TICKETS,
+      windowSeconds: WINDOW_SECONDS,
+      setupSeconds: seedSeconds,
+      firstDueName: "the first due instant",
+      burstDueName: "the due instant",
+      spread: (dueOf) => seed.create(TICKETS, dueOf),
+      burst: (dueOf) => seed.create(TICKETS, dueOf),
+      timer: breachTimer,
+      baseRate
+    })
+  })
 )
 
 /** SLA breach lag with 10,000 tickets falling due, beside the direct writes' ceiling. */

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { SnoozeTicket, SnoozeTimerElapsed, systemActor } from "@helpdesk/domain"
-import { Console, DateTime, Effect, Layer } from "effect"
+import { Console, DateTime, Effect } from "effect"
 import { SNOOZE_BATCH, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
 import type { Benchmark } from "./Benchmark.js"
 import {
@@ -11,9 +11,7 @@ import {
   seedCommands,
   seedTarget,
   spreadThenBurst,
-  type TimerBenchContext,
-  timerBenchRun,
-  timerScenario
+  timerBenchRun
 } from "./TimerBench.js"
 
 /**
@@ -64,71 +62,61 @@ const seeder = Effect.gen(function* () {
   return { organizationId: target.organizationId, create, snooze, unsnoozeDirectly } as const
 })
 
-/** Runs the service's snooze loop while tickets `ids`, due at `untils`, get unsnoozed; prints the lags, answers the rate. */
-const scenario = (
-  label: string,
-  ids: ReadonlyArray<number>,
-  untils: ReadonlyArray<number>,
-  context: TimerBenchContext
-) =>
-  timerScenario({
-    label,
-    loop: SnoozeTimerLive.pipe(Layer.provide(Layer.succeedContext(context))),
-    ids,
-    dues: untils,
-    eventType: "TicketUnsnoozed",
-    dueName: "snoozed_until",
-    unit: "unsnooze",
-    done: (pending) =>
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (sql) => sql<{ ticketId: string }>`
-          SELECT ticket_id FROM hd_tickets WHERE ticket_id = ANY(${pending}::bigint[]) AND snoozed_until IS NULL`
-      )
-  })
+/** The service's snooze loop; a reader polling `hd_tickets` sees a ticket unsnoozed. */
+const snoozeTimer = {
+  loop: SnoozeTimerLive,
+  eventType: "TicketUnsnoozed",
+  dueName: "snoozed_until",
+  unit: "unsnooze",
+  done: (pending: ReadonlyArray<number>) =>
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{ ticketId: string }>`
+        SELECT ticket_id FROM hd_tickets WHERE ticket_id = ANY(${pending}::bigint[]) AND snoozed_until IS NULL`
+    )
+}
 
 const run = timerBenchRun(
   "snooze",
   `${TICKETS} tickets per set, loop interval ${process.env.SNOOZE_TIMER_INTERVAL ?? "1 second (default)"}, batches of ${SNOOZE_BATCH}`,
-  (context) =>
-    Effect.gen(function* () {
-      const seed = yield* seeder
+  Effect.gen(function* () {
+    const seed = yield* seeder
 
-      // Every ticket first (three sets), then each set's snoozes just before its scenario.
-      const seedStart = performance.now()
-      const baseTickets = yield* seed.create(TICKETS)
-      const spreadTickets = yield* seed.create(TICKETS)
-      const burstTickets = yield* seed.create(TICKETS)
-      const createSeconds = (performance.now() - seedStart) / 1000
-      yield* Console.log(`seeded:       ${3 * TICKETS} tickets in ${createSeconds.toFixed(1)} s`)
+    // Every ticket first (three sets), then each set's snoozes just before its scenario.
+    const seedStart = performance.now()
+    const baseTickets = yield* seed.create(TICKETS)
+    const spreadTickets = yield* seed.create(TICKETS)
+    const burstTickets = yield* seed.create(TICKETS)
+    const createSeconds = (performance.now() - seedStart) / 1000
+    yield* Console.log(`seeded:       ${3 * TICKETS} tickets in ${createSeconds.toFixed(1)} s`)
 
-      // Baseline: the same events appended directly, one batch after another.
-      const snoozeStart = performance.now()
-      const dueAt = Date.now() + 1000
-      const snoozedBase = yield* seed.snooze(baseTickets, () => dueAt)
-      const snoozeSeconds = (performance.now() - snoozeStart) / 1000
-      yield* Console.log(`snoozed:      ${TICKETS} tickets in ${snoozeSeconds.toFixed(1)} s`)
-      yield* Effect.sleep(`${Math.max(0, dueAt - Date.now())} millis`)
-      const baseRate = yield* directBaseline(seed.unsnoozeDirectly(snoozedBase, dueAt, SNOOZE_BATCH), {
-        eventType: "TicketUnsnoozed",
-        units: "unsnoozes",
-        batch: SNOOZE_BATCH,
-        count: baseTickets.length
-      })
-
-      // Spread, then burst: each set snoozed just before it falls due.
-      yield* spreadThenBurst({
-        tickets: TICKETS,
-        windowSeconds: WINDOW_SECONDS,
-        setupSeconds: snoozeSeconds,
-        firstDueName: "the first snoozed_until",
-        burstDueName: "snoozed_until",
-        spread: (untilOf) => seed.snooze(spreadTickets, untilOf),
-        burst: (untilOf) => seed.snooze(burstTickets, untilOf),
-        scenario: (label, ids, untils) => scenario(label, ids, untils, context),
-        baseRate
-      })
+    // Baseline: the same events appended directly, one batch after another.
+    const snoozeStart = performance.now()
+    const dueAt = Date.now() + 1000
+    const snoozedBase = yield* seed.snooze(baseTickets, () => dueAt)
+    const snoozeSeconds = (performance.now() - snoozeStart) / 1000
+    yield* Console.log(`snoozed:      ${TICKETS} tickets in ${snoozeSeconds.toFixed(1)} s`)
+    yield* Effect.sleep(`${Math.max(0, dueAt - Date.now())} millis`)
+    const baseRate = yield* directBaseline(seed.unsnoozeDirectly(snoozedBase, dueAt, SNOOZE_BATCH), {
+      eventType: "TicketUnsnoozed",
+      units: "unsnoozes",
+      batch: SNOOZE_BATCH,
+      count: baseTickets.length
     })
+
+    // Spread, then burst: each set snoozed just before it falls due.
+    yield* spreadThenBurst({
+      tickets: TICKETS,
+      windowSeconds: WINDOW_SECONDS,
+      setupSeconds: snoozeSeconds,
+      firstDueName: "the first snoozed_until",
+      burstDueName: "snoozed_until",
+      spread: (untilOf) => seed.snooze(spreadTickets, untilOf),
+      burst: (untilOf) => seed.snooze(burstTickets, untilOf),
+      timer: snoozeTimer,
+      baseRate
+    })
+  })
 )
 
 /** Snooze-timer lag with 10,000 snoozed tickets, beside the direct writes' ceiling. */

@@ -198,16 +198,16 @@ export type TimerBenchContext = Effect.Effect.Success<ReturnType<typeof timerBen
 
 type TimerBenchServices = TimerBenchContext extends Context.Context<infer S> ? S : never
 
-/** A timer benchmark's run: `body` with {@link timerBenchContext}'s services (and the context itself, for the loop). */
+/** A timer benchmark's run: `body` with {@link timerBenchContext}'s services. */
 export const timerBenchRun = <E, R extends TimerBenchServices | Scope.Scope>(
   label: string,
   runLine: string,
-  body: (context: TimerBenchContext) => Effect.Effect<void, E, R>
+  body: Effect.Effect<void, E, R>
 ) =>
   Effect.scoped(
     Effect.gen(function* () {
       const context = yield* timerBenchContext(label, runLine)
-      yield* body(context).pipe(Effect.provide(context))
+      yield* body.pipe(Effect.provide(context))
     })
   )
 
@@ -240,14 +240,10 @@ const watch = <E, R>(
     return seen
   })
 
-/** A timer's loop run while tickets fall due. */
-export interface TimerScenario<E, R> {
-  readonly label: string
-  /** The service's loop, its requirements provided. */
-  readonly loop: Layer.Layer<never, unknown>
-  readonly ids: ReadonlyArray<number>
-  /** When each ticket falls due (epoch ms). */
-  readonly dues: ReadonlyArray<number>
+/** A timer under test: the service's loop, what it writes, and how a reader sees a ticket done. */
+export interface Timer<E, R, RL> {
+  /** The service's loop (its requirements come from the run's services). */
+  readonly loop: Layer.Layer<never, unknown, RL>
   /** The event the timer writes, and what the figures call the due instant and one write. */
   readonly eventType: string
   readonly dueName: string
@@ -256,11 +252,19 @@ export interface TimerScenario<E, R> {
   readonly done: (pending: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<{ readonly ticketId: string }>, E, R>
 }
 
+/** A timer's loop run while tickets fall due. */
+export interface TimerScenario<E, R, RL> extends Timer<E, R, RL> {
+  readonly label: string
+  readonly ids: ReadonlyArray<number>
+  /** When each ticket falls due (epoch ms). */
+  readonly dues: ReadonlyArray<number>
+}
+
 /**
  * Runs the loop until every ticket is seen done (or 3 minutes past the last due instant) and prints the lags (due →
  * the event's `at`, due → seen by a poller) and the writes per second from the first due instant; answers that rate.
  */
-export const timerScenario = <E, R>(s: TimerScenario<E, R>) =>
+export const timerScenario = <E, R, RL>(s: TimerScenario<E, R, RL>) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     yield* Layer.buildWithScope(s.loop, scope)
@@ -301,10 +305,10 @@ export type MakeDue<E, R> = (dueOf: (i: number) => number) => Effect.Effect<Seed
 /**
  * A timer benchmark's two sets after its baseline, each falling due from a moment safely after it is made due (making
  * the first set due took `setupSeconds`): the spread set due evenly over `windowSeconds`, then the burst set all due at
- * one instant (how fast the loop works off a backlog). Runs `scenario` on each, then prints the burst's rate as a
+ * one instant (how fast the loop works off a backlog). Runs `timer`'s scenario on each, then prints the burst's rate as a
  * share of `baseRate` and the load average after.
  */
-export const spreadThenBurst = <E, R, ES, RS>(options: {
+export const spreadThenBurst = <E, R, ET, RT, RL>(options: {
   readonly tickets: number
   readonly windowSeconds: number
   readonly setupSeconds: number
@@ -313,11 +317,7 @@ export const spreadThenBurst = <E, R, ES, RS>(options: {
   readonly burstDueName: string
   readonly spread: MakeDue<E, R>
   readonly burst: MakeDue<E, R>
-  readonly scenario: (
-    label: string,
-    ids: ReadonlyArray<number>,
-    dues: ReadonlyArray<number>
-  ) => Effect.Effect<number, ES, RS>
+  readonly timer: Timer<ET, RT, RL>
   readonly baseRate: number
 }) =>
   Effect.gen(function* () {
@@ -331,20 +331,22 @@ export const spreadThenBurst = <E, R, ES, RS>(options: {
     )
     const spread = yield* options.spread((i) => spreadDues[i]!)
     if (Date.now() >= spreadStart) yield* Console.log(`warning: seeding ran past ${options.firstDueName}`)
-    yield* options.scenario(
-      `spread: ${tickets} tickets due evenly over ${windowSeconds} s (${(tickets / windowSeconds).toFixed(0)}/s), the service's loop`,
-      spread.map((t) => t.id),
-      spreadDues
-    )
+    yield* timerScenario({
+      ...options.timer,
+      label: `spread: ${tickets} tickets due evenly over ${windowSeconds} s (${(tickets / windowSeconds).toFixed(0)}/s), the service's loop`,
+      ids: spread.map((t) => t.id),
+      dues: spreadDues
+    })
 
     const burstAt = firstDue()
     const burst = yield* options.burst(() => burstAt)
     if (Date.now() >= burstAt) yield* Console.log(`warning: seeding ran past ${options.burstDueName}`)
-    const burstRate = yield* options.scenario(
-      `burst: ${tickets} tickets due at the same instant, the service's loop`,
-      burst.map((t) => t.id),
-      burst.map(() => burstAt)
-    )
+    const burstRate = yield* timerScenario({
+      ...options.timer,
+      label: `burst: ${tickets} tickets due at the same instant, the service's loop`,
+      ids: burst.map((t) => t.id),
+      dues: burst.map(() => burstAt)
+    })
     yield* Console.log(`${"".padEnd(44)} ${((100 * burstRate) / options.baseRate).toFixed(1)}% of the baseline's rate`)
     yield* Console.log(`\nload average after: ${loadAverage()}`)
   })
