@@ -18,11 +18,14 @@ const everyDay = (hours: unknown) =>
   Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, hours]))
 const CLOSED_WEEK = everyDay(null)
 
+/** Sends a schedule as the owner (the answer is checked by the caller). */
+const putSchedule = (org: Fixtures.OrgFixture, json: unknown) => put(bh(org), { token: org.ownerToken, json })
+
 /** An organization with a saved schedule (Europe/Berlin, weekdays 9–17 unless told otherwise). */
 const withSchedule = (weekly_hours: unknown = { mon: nineToFive, tue: nineToFive }, timezone = "Europe/Berlin") =>
   Effect.gen(function* () {
     const org = yield* Fixtures.organization()
-    const saved = yield* put(bh(org), { token: org.ownerToken, json: { timezone, weekly_hours } })
+    const saved = yield* putSchedule(org, { timezone, weekly_hours })
     assert.strictEqual(saved.status, 200, saved.text)
     return org
   })
@@ -52,14 +55,11 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
     () =>
       Effect.gen(function* () {
         const org = yield* Fixtures.organization()
-        const response = yield* put(bh(org), {
-          token: org.ownerToken,
-          json: {
-            timezone: "europe/berlin",
-            weekly_hours: { mon: nineToFive, fri: { opens_at: "22:00", closes_at: "02:00" }, sun: null },
-            is_open_now: false,
-            next_open: "2000-01-01T00:00:00.000Z"
-          }
+        const response = yield* putSchedule(org, {
+          timezone: "europe/berlin",
+          weekly_hours: { mon: nineToFive, fri: { opens_at: "22:00", closes_at: "02:00" }, sun: null },
+          is_open_now: false,
+          next_open: "2000-01-01T00:00:00.000Z"
         })
         assert.strictEqual(response.status, 200, response.text)
         const body = response.body
@@ -89,9 +89,9 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
   it.effect("PUT replaces: days left out of the new schedule are closed, the zone changes", () =>
     Effect.gen(function* () {
       const org = yield* withSchedule({ mon: nineToFive, tue: nineToFive, wed: nineToFive })
-      const response = yield* put(bh(org), {
-        token: org.ownerToken,
-        json: { timezone: "America/New_York", weekly_hours: { sat: { opens_at: "10:00", closes_at: "24:00" } } }
+      const response = yield* putSchedule(org, {
+        timezone: "America/New_York",
+        weekly_hours: { sat: { opens_at: "10:00", closes_at: "24:00" } }
       })
       assert.strictEqual(response.status, 200)
       assert.strictEqual(response.body.timezone, "America/New_York")
@@ -163,10 +163,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
       const org = yield* withSchedule(everyDay(allDay))
       const created = yield* createException(org, { date: `${year}-06-01`, name: "Closed" })
       assert.strictEqual(created.status, 201)
-      const body = (yield* put(bh(org), {
-        token: org.ownerToken,
-        json: { timezone: "Europe/Berlin", weekly_hours: everyDay(allDay) }
-      })).body
+      const body = (yield* putSchedule(org, { timezone: "Europe/Berlin", weekly_hours: everyDay(allDay) })).body
       assert.strictEqual(body.is_open_now, true)
       // Midnight after the closed date, Berlin summer time (UTC+2).
       assert.strictEqual(body.next_open, `${year}-06-01T22:00:00.000Z`)
@@ -179,18 +176,15 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
   it.effect("PUT refuses bad zones and bad weekly times, each under its nested field, all at once", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
-      const response = yield* put(bh(org), {
-        token: org.ownerToken,
-        json: {
-          timezone: "Mars/Base",
-          weekly_hours: {
-            mon: { opens_at: "09:5", closes_at: "17:00" },
-            tue: { opens_at: "25:00", closes_at: "17:00" },
-            wed: { opens_at: "09:00:00", closes_at: "17:00" },
-            thu: { opens_at: "24:00", closes_at: "17:00" },
-            fri: { opens_at: "09:00", closes_at: null },
-            someday: nineToFive
-          }
+      const response = yield* putSchedule(org, {
+        timezone: "Mars/Base",
+        weekly_hours: {
+          mon: { opens_at: "09:5", closes_at: "17:00" },
+          tue: { opens_at: "25:00", closes_at: "17:00" },
+          wed: { opens_at: "09:00:00", closes_at: "17:00" },
+          thu: { opens_at: "24:00", closes_at: "17:00" },
+          fri: { opens_at: "09:00", closes_at: null },
+          someday: nineToFive
         }
       })
       assert.strictEqual(response.status, 400)
@@ -217,11 +211,11 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
   it.effect("PUT: the single-error examples of the wire conventions, exactly", () =>
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
-      const zone = yield* put(bh(org), { token: org.ownerToken, json: { timezone: "Mars/Base", weekly_hours: {} } })
+      const zone = yield* putSchedule(org, { timezone: "Mars/Base", weekly_hours: {} })
       assert.deepStrictEqual([zone.status, zone.body], [400, { timezone: ['Unknown time zone "Mars/Base".'] }])
-      const time = yield* put(bh(org), {
-        token: org.ownerToken,
-        json: { timezone: "UTC", weekly_hours: { mon: { opens_at: "9am", closes_at: "17:00" } } }
+      const time = yield* putSchedule(org, {
+        timezone: "UTC",
+        weekly_hours: { mon: { opens_at: "9am", closes_at: "17:00" } }
       })
       assert.deepStrictEqual(
         [time.status, time.body],
@@ -252,11 +246,11 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
         [{ timezone: "UTC", weekly_hours: null }, { weekly_hours: ["This field may not be null."] }]
       ]
       for (const [json, errors] of cases) {
-        const response = yield* put(bh(org), { token: org.ownerToken, json })
+        const response = yield* putSchedule(org, json)
         assert.strictEqual(response.status, 400, JSON.stringify(json))
         assert.deepStrictEqual(response.body, errors, JSON.stringify(json))
       }
-      const shortest = yield* put(bh(org), { token: org.ownerToken, json: { timezone: "Z", weekly_hours: {} } })
+      const shortest = yield* putSchedule(org, { timezone: "Z", weekly_hours: {} })
       assert.deepStrictEqual(shortest.body, { timezone: ['Unknown time zone "Z".'] })
     })
   )
@@ -653,7 +647,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
       ]
       for (const json of bodies) {
         for (const response of [
-          yield* put(bh(org), { token: org.ownerToken, json }),
+          yield* putSchedule(org, json),
           yield* post(exceptions(org), { token: org.ownerToken, json }),
           yield* patch(url, { token: org.ownerToken, json })
         ]) {
