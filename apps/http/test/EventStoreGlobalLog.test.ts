@@ -38,6 +38,12 @@ const readEverything = (limit: number) =>
     }
   })
 
+/** Appends `events` as a new stream, then waits until the global log shows them (see `settled`). */
+const appendSettled = (events: ReadonlyArray<NewEvent>) =>
+  Effect.flatMap(EventStore, (store) => store.append([appendTo(freshStream(), ExpectedVersion.noStream, events)])).pipe(
+    Effect.zipRight(settled)
+  )
+
 const idsOf = (events: ReadonlyArray<{ readonly eventId: string }>) => events.map((e) => e.eventId)
 
 /** A consumer that records each event id it handles in its own table (created on first use). */
@@ -126,8 +132,7 @@ describe("global log", () => {
         )
         expect(Exit.isFailure(exit)).toBe(true)
         const kept = newEvent()
-        yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, [kept])])
-        yield* settled
+        yield* appendSettled([kept])
         expect(idsOf((yield* store.readAll(start, 100)).events)).toEqual([kept.eventId])
       })
     )
@@ -136,7 +141,6 @@ describe("global log", () => {
       it.effect("catchUp hands every event to the consumer exactly once, batch by batch, and resumes after", () =>
         Effect.gen(function* () {
           yield* createSeenTable
-          const store = yield* EventStore
           const everything = yield* readEverything(1000)
           const consumer = recordingConsumer("c-once", 3)
           expect(yield* catchUp(consumer)).toBe(everything.events.length)
@@ -144,8 +148,7 @@ describe("global log", () => {
           expect(yield* loadCheckpoint("c-once")).toEqual(everything.checkpoint)
 
           const more = newEvents(4)
-          yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, more)])
-          yield* settled
+          yield* appendSettled(more)
           expect(yield* catchUp(consumer)).toBe(4)
           expect(yield* catchUp(consumer)).toBe(0)
           expect((yield* seenBy("c-once")).slice(-4)).toEqual(idsOf(more))
@@ -155,9 +158,7 @@ describe("global log", () => {
       it.effect("a failing handler rolls back its writes and leaves the checkpoint where it was", () =>
         Effect.gen(function* () {
           yield* createSeenTable
-          const store = yield* EventStore
-          yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, newEvents(2))])
-          yield* settled
+          yield* appendSettled(newEvents(2))
           const failing: Consumer<string, SqlClient.SqlClient> = {
             consumerId: "c-failing",
             handle: (events) =>
@@ -246,9 +247,7 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
     it.effect("two instances of one consumer never both store the same batch", () =>
       Effect.gen(function* () {
         yield* createSeenTable
-        const store = yield* EventStore
-        yield* store.append([appendTo(freshStream(), ExpectedVersion.noStream, newEvents(30))])
-        yield* settled
+        yield* appendSettled(newEvents(30))
         const consumer = recordingConsumer("c-replicas", 5)
         const [one, two] = yield* Effect.all([catchUp(consumer), catchUp(consumer)], { concurrency: 2 })
         const rest = yield* catchUp(consumer)
