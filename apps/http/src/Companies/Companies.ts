@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect, ParseResult, Schema } from "effect"
-import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import { Timestamptz } from "../Database/Columns.js"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
+import { JoinedUser, joinedUser } from "../Users/JoinedUser.js"
 import { Company, type CompanyCreate, type CompanyUpdate } from "./Company.js"
 import { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomainsTaken } from "./CompanyErrors.js"
 import { CompanyId } from "./CompanyId.js"
@@ -24,29 +25,13 @@ const CompanyColumns = Schema.Struct({
   createdAt: Timestamptz,
   updatedAt: Timestamptz,
   emailDomains: Schema.NullOr(Schema.Array(Schema.String)),
-  assigneeId: Schema.NullOr(BigInt8),
-  assigneeEmail: Schema.NullOr(Schema.String),
-  assigneeName: Schema.NullOr(Schema.String),
-  assigneeProfilePictureUrl: Schema.NullOr(Schema.String)
+  defaultAssignee: JoinedUser
 })
 
 /** A row of the company select as a {@link Company}, its domains sorted (rows are only read). */
 const CompanyRow = Schema.transformOrFail(CompanyColumns, Schema.typeSchema(Company), {
   strict: true,
-  decode: ({ assigneeId, assigneeEmail, assigneeName, assigneeProfilePictureUrl, emailDomains, ...row }) =>
-    ParseResult.succeed({
-      ...row,
-      defaultAssignee:
-        assigneeId === null
-          ? null
-          : {
-              id: assigneeId,
-              email: assigneeEmail ?? "",
-              name: assigneeName ?? "",
-              profilePictureUrl: assigneeProfilePictureUrl ?? ""
-            },
-      emailDomains: [...(emailDomains ?? [])].sort()
-    }),
+  decode: ({ emailDomains, ...row }) => ParseResult.succeed({ ...row, emailDomains: [...(emailDomains ?? [])].sort() }),
   encode: (company, _, ast) => ParseResult.fail(new ParseResult.Forbidden(ast, company, "company rows are only read"))
 })
 
@@ -67,9 +52,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
 
     // A default assignee who left the organization shows as null (the stored id stays, in case they return).
     const select = sql`
-      SELECT c.id, c.name, c.created_at, c.updated_at,
-             u.id AS assignee_id, u.email AS assignee_email, u.name AS assignee_name,
-             u.profile_picture_url AS assignee_profile_picture_url,
+      SELECT c.id, c.name, c.created_at, c.updated_at, ${joinedUser(sql, "u")} AS default_assignee,
              ARRAY(SELECT d.domain FROM company_email_domains d WHERE d.company_id = c.id ORDER BY d.domain)
                AS email_domains
       FROM companies c

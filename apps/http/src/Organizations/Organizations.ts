@@ -7,6 +7,7 @@ import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
+import { JoinedUser, joinedUser } from "../Users/JoinedUser.js"
 import { DeletionPlan, Organization, type OrganizationChanges, Subscription } from "./Organization.js"
 import * as PublicId from "./PublicId.js"
 
@@ -34,10 +35,7 @@ const FlatRow = Schema.Struct({
   deletionStatus: DeletionPlan.fields.status,
   deletionInactivityDetectedAt: NullableTimestamptz,
   deletionAt: NullableTimestamptz,
-  creatorId: Schema.NullOr(BigInt8),
-  creatorEmail: Schema.NullOr(Schema.String),
-  creatorName: Schema.NullOr(Schema.String),
-  creatorProfilePictureUrl: Schema.NullOr(Schema.String)
+  createdBy: JoinedUser
 })
 
 /** A row of the organization select, decoded into an {@link Organization} (its subscription, plan and creator nested). */
@@ -54,23 +52,10 @@ const OrganizationRow = Schema.transform(FlatRow, Schema.typeSchema(Organization
       deletionStatus,
       deletionInactivityDetectedAt,
       deletionAt,
-      creatorId,
-      creatorEmail,
-      creatorName,
-      creatorProfilePictureUrl,
       ...organization
     } = row
     return {
       ...organization,
-      createdBy:
-        creatorId === null
-          ? null
-          : {
-              id: creatorId,
-              email: creatorEmail ?? "",
-              name: creatorName ?? "",
-              profilePictureUrl: creatorProfilePictureUrl ?? ""
-            },
       subscription: {
         status: subscriptionStatus,
         planName: subscriptionPlanName,
@@ -82,7 +67,7 @@ const OrganizationRow = Schema.transform(FlatRow, Schema.typeSchema(Organization
       deletionPlan: { status: deletionStatus, inactivityDetectedAt: deletionInactivityDetectedAt, deletionAt }
     }
   },
-  encode: ({ createdBy, subscription, deletionPlan, ...organization }) => ({
+  encode: ({ subscription, deletionPlan, ...organization }) => ({
     ...organization,
     subscriptionStatus: subscription.status,
     subscriptionPlanName: subscription.planName,
@@ -92,11 +77,7 @@ const OrganizationRow = Schema.transform(FlatRow, Schema.typeSchema(Organization
     subscriptionTrialEndsAt: subscription.trialEndsAt,
     deletionStatus: deletionPlan.status,
     deletionInactivityDetectedAt: deletionPlan.inactivityDetectedAt,
-    deletionAt: deletionPlan.deletionAt,
-    creatorId: createdBy?.id ?? null,
-    creatorEmail: createdBy?.email ?? null,
-    creatorName: createdBy?.name ?? null,
-    creatorProfilePictureUrl: createdBy?.profilePictureUrl ?? null
+    deletionAt: deletionPlan.deletionAt
   })
 })
 
@@ -127,8 +108,7 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
              o.enable_self_service, o.enable_associate_signatures, o.enable_auto_stt, o.ticket_public_id_mode,
              o.working_language, o.subscription_status, o.subscription_plan_name, o.subscription_plan_metric,
              o.subscription_renews_at, o.subscription_ends_at, o.subscription_trial_ends_at, o.deletion_status,
-             o.deletion_inactivity_detected_at, o.deletion_at, u.id AS creator_id, u.email AS creator_email,
-             u.name AS creator_name, u.profile_picture_url AS creator_profile_picture_url
+             o.deletion_inactivity_detected_at, o.deletion_at, ${joinedUser(sql, "u")} AS created_by
       FROM organizations o LEFT JOIN users u ON u.id = o.created_by_id`
 
     const visibleTo = (caller: Caller) =>
