@@ -5,6 +5,7 @@ import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestApp, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 import {
+  assertInvalid,
   createTicket,
   ENGLISH,
   FRENCH,
@@ -184,8 +185,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
         customer_email: "a@example.com",
         created_by_role: "customer"
       })
-      assert.strictEqual(response.status, 400)
-      assert.property(response.body, "created_by_role")
+      assertInvalid(response, "created_by_role")
     })
   )
 
@@ -234,11 +234,9 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
         assert.notStrictEqual(elsewhere.customer.id, first.customer.id)
 
         const foreign = yield* createTicket(org, { subject: "x", description: "y", customer_id: elsewhere.customer.id })
-        assert.strictEqual(foreign.status, 400)
-        assert.property(foreign.body, "customer_id")
+        assertInvalid(foreign, "customer_id")
         const none = yield* createTicket(org, { subject: "x", description: "y" })
-        assert.strictEqual(none.status, 400)
-        assert.property(none.body, "customer_id")
+        assertInvalid(none, "customer_id")
         const both = yield* createTicket(org, {
           subject: "x",
           description: "y",
@@ -309,8 +307,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
         description_html: "<p>x</p>",
         customer_email: "a@example.com"
       })
-      assert.strictEqual(refused.status, 400)
-      assert.property(refused.body, "description_html")
+      assertInvalid(refused, "description_html")
     })
   )
 
@@ -366,8 +363,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
       ]
       for (const [body, field] of cases) {
         const response = yield* createTicket(org, body)
-        assert.strictEqual(response.status, 400, `${field}: ${response.text}`)
-        assert.property(response.body, field, response.text)
+        assertInvalid(response, field, field)
       }
       assert.strictEqual((yield* createTicket(org, { ...base, subject: "s".repeat(500) })).status, 201)
       assert.strictEqual(
