@@ -21,6 +21,7 @@ import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServicesLive } from "../src/Services.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { Users } from "../src/Users/Users.js"
+import { createTickets, type SeededTicket } from "../test/support/CommandTickets.js"
 import { admin, withDatabase } from "../test/support/ServerDatabases.js"
 import { machine } from "./Benchmark.js"
 
@@ -61,6 +62,30 @@ export const runOnOwnDatabase = <S, E1, R1, E2, R2>(
     const closing = yield* body({ ...run, context }).pipe(Effect.provide(context))
     yield* Console.log(`\n${closing === undefined ? "" : `${closing}; `}load average after: ${loadAverage()}`)
   }).pipe(Effect.scoped)
+
+/**
+ * `count` tickets about a missing parcel, recorded by associate `userId` through the ticket commands, 8 at a time;
+ * `label` marks each one's subject and customer address, `body` is what they say.
+ */
+export const parcelTickets = (
+  organizationId: number,
+  userId: number,
+  count: number,
+  label: string,
+  body: Pick<SeededTicket, "description" | "descriptionHtml" | "externalRecipientEmails">
+) =>
+  createTickets(
+    organizationId,
+    userId,
+    count,
+    (i) => ({
+      subject: `Parcel ${label}-${i} missing`,
+      customerEmail: `customer-${label}-${i}@example.com`,
+      customerName: `Customer ${i}`,
+      ...body
+    }),
+    8
+  )
 
 /** The machine's load averages (1, 5, 15 minutes), printed beside figures that other work skews. */
 export const loadAverage = () =>

@@ -11,8 +11,7 @@ import { MailTransport, SMTP_TIMEOUTS, smtpTransport } from "../src/Mail/MailTra
 import { ServicesLive } from "../src/Services.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { listenOnFreePort } from "../test/MailSupport.js"
-import { createTickets } from "../test/support/CommandTickets.js"
-import { benchOrganization, describeRun, runOnOwnDatabase, ticketServicesOn } from "./BenchDatabase.js"
+import { benchOrganization, describeRun, parcelTickets, runOnOwnDatabase, ticketServicesOn } from "./BenchDatabase.js"
 import { type Benchmark, rateLine } from "./Benchmark.js"
 
 /**
@@ -52,20 +51,11 @@ const DESCRIPTION = `Hello, the parcel I ordered two weeks ago has still not arr
 
 /** `count` tickets created by an associate, each queueing its create-email (one outbox row). */
 const seedTickets = (organizationId: number, userId: number, count: number, label: string) =>
-  createTickets(
-    organizationId,
-    userId,
-    count,
-    (i) => ({
-      subject: `Parcel ${label}-${i} missing`,
-      description: DESCRIPTION,
-      descriptionHtml: `<p>${DESCRIPTION}</p>`,
-      customerEmail: `customer-${label}-${i}@example.com`,
-      customerName: `Customer ${i}`,
-      externalRecipientEmails: ["cc@example.com"]
-    }),
-    8
-  )
+  parcelTickets(organizationId, userId, count, label, {
+    description: DESCRIPTION,
+    descriptionHtml: `<p>${DESCRIPTION}</p>`,
+    externalRecipientEmails: ["cc@example.com"]
+  })
 
 /** A worker instance with its own connection pool, services and SMTP pool. */
 const instance = (url: string, smtpUrl: string) =>

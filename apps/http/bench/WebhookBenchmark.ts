@@ -9,8 +9,7 @@ import { deliveryAgent, deliveryRounds, postSigned } from "../src/Webhooks/Webho
 import { fanOutRound } from "../src/Webhooks/WebhookFanOut.js"
 import { defaultWebhookOptions, type WebhookOptions } from "../src/Webhooks/WebhookOptions.js"
 import { Webhooks } from "../src/Webhooks/Webhooks.js"
-import { createTickets } from "../test/support/CommandTickets.js"
-import { benchOrganization, describeRun, runOnOwnDatabase, ticketServicesOn } from "./BenchDatabase.js"
+import { benchOrganization, describeRun, parcelTickets, runOnOwnDatabase, ticketServicesOn } from "./BenchDatabase.js"
 import { type Benchmark, rateLine } from "./Benchmark.js"
 
 /**
@@ -51,19 +50,10 @@ const receiverServer = Effect.acquireRelease(
 )
 
 const seedTickets = (organizationId: number, userId: number, count: number, label: string) =>
-  createTickets(
-    organizationId,
-    userId,
-    count,
-    (i) => ({
-      subject: `Parcel ${label}-${i} missing`,
-      description: "Hello, the parcel I ordered two weeks ago has still not arrived. Could you please check?",
-      descriptionHtml: "<p>Hello, the parcel I ordered two weeks ago has still not arrived.</p>",
-      customerEmail: `customer-${label}-${i}@example.com`,
-      customerName: `Customer ${i}`
-    }),
-    8
-  )
+  parcelTickets(organizationId, userId, count, label, {
+    description: "Hello, the parcel I ordered two weeks ago has still not arrived. Could you please check?",
+    descriptionHtml: "<p>Hello, the parcel I ordered two weeks ago has still not arrived.</p>"
+  })
 
 /** A worker instance with its own pool: fan-out and delivery loops, as `WebhookWorkerLive` runs them. */
 const instance = (url: string) =>
