@@ -299,7 +299,7 @@ export const timerScenario = <E, R, RL>(s: TimerScenario<E, R, RL>) =>
     return rate
   })
 
-/** What a timer benchmark's sets are: `tickets` made due at `dueOf(i)`, answered with their ids and states. */
+/** Makes a set of tickets fall due, the `i`th at `dueOf(i)` (epoch ms); answers their ids and states. */
 export type MakeDue<E, R> = (dueOf: (i: number) => number) => Effect.Effect<Seeded, E, R>
 
 /**
