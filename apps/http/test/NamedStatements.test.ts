@@ -57,6 +57,20 @@ layer(OneConnectionLive, { excludeTestServices: true })("statements whose plans 
   )
 
   it.effect.skipIf(!usesRealPostgres)(
+    "a `*` over a record set whose columns the statement defines is named: no migration can change those columns",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ id: number; note: string }>`
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify([{ id: 7, note: "kept" }])}::jsonb) AS r(id int, note text)`
+        assert.deepStrictEqual(rows, [{ id: 7, note: "kept" }])
+        const kept = (yield* prepared).filter((row) => row.statement.includes("AS r(id int, note text)"))
+        assert.strictEqual(kept.length, 1)
+        assert.match(kept[0]!.name, /^hdq_\d+$/)
+      })
+  )
+
+  it.effect.skipIf(!usesRealPostgres)(
     "only a bounded number of distinct texts is named; the rest run unnamed and still answer",
     () =>
       Effect.gen(function* () {

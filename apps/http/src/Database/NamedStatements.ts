@@ -6,7 +6,8 @@ import pg from "pg"
  * the statement's text: one text, one name, for the life of the process. `@effect/sql` runs every statement through
  * `client.query(text, values)`, so every endpoint, worker and projection gets this without asking for it.
  *
- * Not named: statements whose columns come from `*` (see `STAR_COLUMNS`), and texts longer than 8,000 characters.
+ * Not named: statements whose columns come from a table's `*` (see `STAR_COLUMNS`; a `*` over a record set whose
+ * columns the statement defines is named), and texts longer than 8,000 characters.
  * Bounded: only the first {@link MAX_NAMED_STATEMENTS} distinct texts get a name (a text built per call, such as an
  * `IN` list of varying length, would otherwise keep a plan per variant in every session); later ones are sent
  * unnamed, as before. Statements without values (`BEGIN`, `COMMIT`, scripts of several statements) keep the simple
@@ -54,10 +55,14 @@ const names = new Map<string, string>()
 // replica upgrading first) would fail every later execution with "cached plan must not change result type".
 const STAR_COLUMNS = /\bSELECT\s+\*|\w\.\*|\bRETURNING\s+\*/i
 
+// `SELECT * FROM jsonb_to_recordset($1) AS r(id bigint, …)`: the statement itself lists those columns, so no
+// migration can change them (the read model's batched upserts).
+const DEFINED_RECORDS = /\bSELECT\s+\*\s+FROM\s+jsonb?_to_recordset\(/gi
+
 const nameOf = (text: string): string | undefined => {
   const known = names.get(text)
   if (known !== undefined || names.size >= MAX_NAMED_STATEMENTS || text.length > MAX_TEXT_LENGTH) return known
-  if (STAR_COLUMNS.test(text)) return undefined
+  if (STAR_COLUMNS.test(text.replace(DEFINED_RECORDS, ""))) return undefined
   // Not `hd_…`: the hand-named statements of `PgPool.query` keep that prefix.
   const name = `hdq_${names.size + 1}`
   names.set(text, name)
