@@ -26,6 +26,20 @@ const streamWith = (count: number) =>
     return id
   })
 
+/**
+ * Appends `count` events with `expected` to a stream of `existing` events: the append answers the new version, and
+ * the stream holds versions 1 to `existing + count`.
+ */
+const appendFollows = (existing: number, expected: Parameters<typeof appendTo>[1], count: number) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const id = yield* streamWith(existing)
+    const [result] = yield* store.append([appendTo(id, expected, newEvents(count))])
+    const version = existing + count
+    expect(result!.version).toBe(version)
+    expect(yield* versionsOf(id)).toEqual(Array.from({ length: version }, (_, i) => i + 1))
+  })
+
 const conflictOf = <A, E>(effect: Effect.Effect<A, E, EventStore>) =>
   Effect.map(Effect.flip(effect), (error) => {
     expect(error).toBeInstanceOf(StreamVersionConflict)
@@ -69,13 +83,7 @@ describe("PostgreSQL event store", () => {
 
     describe("expected version Exact", () => {
       it.effect("given the stream at that version, when appending, then the events follow it", () =>
-        Effect.gen(function* () {
-          const store = yield* EventStore
-          const id = yield* streamWith(2)
-          const [result] = yield* store.append([appendTo(id, ExpectedVersion.exact(2), newEvents(2))])
-          expect(result!.version).toBe(4)
-          expect(yield* versionsOf(id)).toEqual([1, 2, 3, 4])
-        })
+        appendFollows(2, ExpectedVersion.exact(2), 2)
       )
 
       it.effect("given the stream at another version, when appending, then it is a conflict with the actual one", () =>
@@ -114,13 +122,7 @@ describe("PostgreSQL event store", () => {
 
     describe("expected version StreamExists", () => {
       it.effect("given an existing stream at any version, when appending, then the events follow it", () =>
-        Effect.gen(function* () {
-          const store = yield* EventStore
-          const id = yield* streamWith(4)
-          const [result] = yield* store.append([appendTo(id, ExpectedVersion.streamExists, newEvents(1))])
-          expect(result!.version).toBe(5)
-          expect(yield* versionsOf(id)).toEqual([1, 2, 3, 4, 5])
-        })
+        appendFollows(4, ExpectedVersion.streamExists, 1)
       )
 
       it.effect("given no stream, when appending, then it is a conflict and nothing is created", () =>
@@ -145,13 +147,7 @@ describe("PostgreSQL event store", () => {
       )
 
       it.effect("given an existing stream, when appending, then the events follow whatever is there", () =>
-        Effect.gen(function* () {
-          const store = yield* EventStore
-          const id = yield* streamWith(3)
-          const [result] = yield* store.append([appendTo(id, ExpectedVersion.any, newEvents(2))])
-          expect(result!.version).toBe(5)
-          expect(yield* versionsOf(id)).toEqual([1, 2, 3, 4, 5])
-        })
+        appendFollows(3, ExpectedVersion.any, 2)
       )
 
       it.effect("given concurrent appends, then none conflicts and versions stay contiguous", () =>
