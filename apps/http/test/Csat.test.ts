@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { get, patch, post, request, TestAppLive } from "./support/TestApp.js"
 import {
+  assertInvalid,
   outbox,
   readTicket,
   type TicketOrg,
@@ -112,8 +113,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       for (const rating of [0, 6, 4.5, "five", undefined]) {
         const { id, path } = yield* closedWithSurvey(org)
         const refused = yield* post(path, { json: rating === undefined ? {} : { rating } })
-        assert.strictEqual(refused.status, 400, `rating ${rating}`)
-        assert.property(refused.body, "rating")
+        assertInvalid(refused, "rating", `rating ${rating}`)
         assert.strictEqual((yield* readTicket(org, id)).body.csat_response, null)
       }
       for (const rating of [1, 5]) {

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { del, get, patch, post, put, TestApp, TestAppLive } from "./support/TestApp.js"
-import { ENGLISH, organization, type TicketOrg, ticketPath } from "./TicketsSupport.js"
+import { ENGLISH, inAnHour, organization, resultIds, type TicketOrg, ticketPath } from "./TicketsSupport.js"
 
 /**
  * A member is an agent (decision 0412): with nothing but a member's personal token, a ticket is worked from first
@@ -26,8 +26,6 @@ const upload = (org: TicketOrg, token: string, name: string) =>
     assert.strictEqual(response.status, 201, text)
     return JSON.parse(text) as { readonly id: string }
   })
-
-const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString()
 
 layer(TestAppLive, { excludeTestServices: true })("a member works tickets", (it) => {
   it.effect("a member token works a ticket end to end: create, reply, note, PATCH, snooze, merge, close", () =>
@@ -86,10 +84,7 @@ layer(TestAppLive, { excludeTestServices: true })("a member works tickets", (it)
       assert.strictEqual(note.body.is_visible_to_customer, false)
       assert.deepStrictEqual(note.body.author, me)
       const messages = yield* get(ticketPath(org, t.id, "messages/"), { token })
-      assert.deepStrictEqual(
-        messages.body.results.map((m: { id: number }) => m.id),
-        [reply.body.id, note.body.id]
-      )
+      assert.deepStrictEqual(resultIds(messages.body), [reply.body.id, note.body.id])
 
       // Assign to themself, prioritise, tag.
       const updated = yield* patch(ticketPath(org, t.id), {
@@ -133,10 +128,7 @@ layer(TestAppLive, { excludeTestServices: true })("a member works tickets", (it)
       assert.strictEqual(closed.body.status, "closed")
       const listed = yield* get(`${org.tickets}?assignee_id=${agent.userId}`, { token })
       assert.strictEqual(listed.status, 200, listed.text)
-      assert.include(
-        listed.body.results.map((x: { id: number }) => x.id),
-        t.id
-      )
+      assert.include(resultIds(listed.body), t.id)
     })
   )
 
