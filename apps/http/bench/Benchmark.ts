@@ -81,9 +81,24 @@ export const machine = () => {
   return `${cpus.length} × ${cpus[0]?.model ?? "unknown CPU"}, ${fixed(os.totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}`
 }
 
+const CPU_QUERY = "cpu?"
+
+/** For a server script: answers its parent's {@link ServerProcess.cpuMicros} queries with its CPU time so far. */
+export const answerCpuQueries = () =>
+  process.on("message", (message) => {
+    if (message === CPU_QUERY) {
+      const { user, system } = process.cpuUsage()
+      process.send?.({ cpuMicros: user + system })
+    }
+  })
+
+/** A server child process: what it was ready with, and its CPU time so far (µs, user + system). */
+export type ServerProcess<Ready> = Ready & { readonly cpuMicros: Effect.Effect<number> }
+
 /**
  * Starts the server script `script` in a child process with `env` added, and waits for the first message it sends
- * (what it is ready with); the child is killed when the scope closes.
+ * (what it is ready with); the child is killed when the scope closes. `cpuMicros` asks the child (which calls
+ * {@link answerCpuQueries}) for its CPU time: the server's own cost per request, apart from the load generator's.
  */
 export const serverProcess = <Ready>(script: string, env: Record<string, string>) =>
   Effect.acquireRelease(
@@ -93,4 +108,20 @@ export const serverProcess = <Ready>(script: string, env: Record<string, string>
       child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
     }),
     ({ child }) => Effect.sync(() => child.kill())
-  ).pipe(Effect.map(({ ready }) => ready))
+  ).pipe(
+    Effect.map(
+      ({ child, ready }): ServerProcess<Ready> => ({
+        ...ready,
+        cpuMicros: Effect.async<number>((resume) => {
+          const answer = (message: unknown) => {
+            if (typeof message === "object" && message !== null && "cpuMicros" in message) {
+              child.off("message", answer)
+              resume(Effect.succeed(Number(message.cpuMicros)))
+            }
+          }
+          child.on("message", answer)
+          child.send(CPU_QUERY)
+        })
+      })
+    )
+  )

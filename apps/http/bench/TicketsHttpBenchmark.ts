@@ -42,11 +42,15 @@ interface Figures {
   readonly total: number
   readonly non2xx: number
   readonly errors: number
+  /** The server process's CPU time per request (µs): its own cost, whatever the load generator takes. */
+  readonly cpuPerRequest?: number
 }
 
-const load = (label: string, options: autocannon.Options) =>
-  Effect.promise(async (): Promise<Figures> => {
-    const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options })
+const load = (label: string, options: autocannon.Options, server?: Benchmark.ServerProcess<Ready>) =>
+  Effect.gen(function* () {
+    const cpuBefore = server === undefined ? 0 : yield* server.cpuMicros
+    const result = yield* Effect.promise(() => autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }))
+    const cpu = server === undefined ? undefined : (yield* server.cpuMicros) - cpuBefore
     return {
       label,
       requestsPerSecond: result.requests.average,
@@ -54,12 +58,13 @@ const load = (label: string, options: autocannon.Options) =>
       p99: result.latency.p99,
       total: result.requests.total,
       non2xx: result.non2xx,
-      errors: result.errors + result.timeouts
-    }
+      errors: result.errors + result.timeouts,
+      ...(cpu === undefined || result.requests.total === 0 ? {} : { cpuPerRequest: cpu / result.requests.total })
+    } satisfies Figures
   })
 
 const line = (f: Figures, baseline?: Figures) =>
-  `${f.label.padEnd(44)} ${f.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(3)} ms   (${f.total} requests, ${f.non2xx} non-2xx, ${f.errors} errors)${baseline === undefined ? "" : `   ${((100 * f.requestsPerSecond) / baseline.requestsPerSecond).toFixed(1)}% of baseline`}`
+  `${f.label.padEnd(44)} ${f.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(3)} ms   (${f.total} requests, ${f.non2xx} non-2xx, ${f.errors} errors)${f.cpuPerRequest === undefined ? "" : `   server CPU ${f.cpuPerRequest.toFixed(0)} µs/req`}${baseline === undefined ? "" : `   ${((100 * f.requestsPerSecond) / baseline.requestsPerSecond).toFixed(1)}% of baseline`}`
 
 const run = Effect.scoped(
   Effect.gen(function* () {
@@ -84,11 +89,13 @@ const run = Effect.scoped(
     yield* load("warm-up", { url: ticketUrl, headers, duration: 3 })
     const rounds: Array<{ readonly baseline: Figures; readonly service: Figures }> = []
     for (let round = 1; round <= ROUNDS; round++) {
-      const roundBaseline = yield* load(`baseline: node:http + pg, GET ticket (${round}/${ROUNDS})`, {
-        url: baselineUrl
-      })
+      const roundBaseline = yield* load(
+        `baseline: node:http + pg, GET ticket (${round}/${ROUNDS})`,
+        { url: baselineUrl },
+        base
+      )
       yield* Console.log(line(roundBaseline))
-      const roundService = yield* load(`GET …/tickets/{id}/ (${round}/${ROUNDS})`, { url: ticketUrl, headers })
+      const roundService = yield* load(`GET …/tickets/{id}/ (${round}/${ROUNDS})`, { url: ticketUrl, headers }, app)
       yield* Console.log(line(roundService, roundBaseline))
       rounds.push({ baseline: roundBaseline, service: roundService })
     }
@@ -101,47 +108,56 @@ const run = Effect.scoped(
     const getTicket = median.service
     yield* Console.log("")
     // The service's own ceiling: the HTTP stack with no authentication and no database.
-    const healthz = yield* load("service GET /healthz (no auth, no database)", {
-      url: `http://127.0.0.1:${app.port}/healthz`
-    })
+    const healthz = yield* load(
+      "service GET /healthz (no auth, no database)",
+      { url: `http://127.0.0.1:${app.port}/healthz` },
+      app
+    )
     yield* Console.log(line(healthz, baseline))
     // The same read the way every other endpoint goes (a query string skips the early answer of decision 0657).
-    const routedTicket = yield* load("GET …/tickets/{id}/?via=router (routed way)", {
-      url: `${ticketUrl}?via=router`,
-      headers
-    })
+    const routedTicket = yield* load(
+      "GET …/tickets/{id}/?via=router (routed way)",
+      { url: `${ticketUrl}?via=router`, headers },
+      app
+    )
     yield* Console.log(line(routedTicket, baseline))
-    const getOrganization = yield* load("service GET /organizations/{id}/ (auth + 1 query)", {
-      url: `http://127.0.0.1:${app.port}${app.organizationPath}`,
-      headers
-    })
+    const getOrganization = yield* load(
+      "service GET /organizations/{id}/ (auth + 1 query)",
+      { url: `http://127.0.0.1:${app.port}${app.organizationPath}`, headers },
+      app
+    )
     yield* Console.log(line(getOrganization, baseline))
-    const getMessages = yield* load("GET …/tickets/{id}/messages/ (10 messages)", {
-      url: `http://127.0.0.1:${app.port}${ticketPath}messages/`,
-      headers
-    })
+    const getMessages = yield* load(
+      "GET …/tickets/{id}/messages/ (10 messages)",
+      { url: `http://127.0.0.1:${app.port}${ticketPath}messages/`, headers },
+      app
+    )
     yield* Console.log(line(getMessages, baseline))
     // The service's replies first: the baseline's writes below do not go through the domain, so the service must not
     // read its streams after them.
-    const postMessages = (label: string, port: number) => {
+    const postMessages = (label: string, server: Benchmark.ServerProcess<Ready>) => {
       let next = 0
-      return load(label, {
-        url: `http://127.0.0.1:${port}`,
-        requests: [
-          {
-            method: "POST",
-            headers: { ...headers, "content-type": "application/json" },
-            setupRequest: (request) => ({
-              ...request,
-              path: `${app.organizationPath}tickets/${ticketIds[next++ % ticketIds.length]}/messages/`,
-              body: JSON.stringify({ content: "Thanks for waiting, we are on it.", is_visible_to_customer: true })
-            })
-          }
-        ]
-      })
+      return load(
+        label,
+        {
+          url: `http://127.0.0.1:${server.port}`,
+          requests: [
+            {
+              method: "POST",
+              headers: { ...headers, "content-type": "application/json" },
+              setupRequest: (request) => ({
+                ...request,
+                path: `${app.organizationPath}tickets/${ticketIds[next++ % ticketIds.length]}/messages/`,
+                body: JSON.stringify({ content: "Thanks for waiting, we are on it.", is_visible_to_customer: true })
+              })
+            }
+          ]
+        },
+        server
+      )
     }
-    const postMessage = yield* postMessages(`POST …/messages/ (round-robin over ${ticketIds.length} tickets)`, app.port)
-    const postBaseline = yield* postMessages("baseline: node:http + pg, the same writes in one transaction", base.port)
+    const postMessage = yield* postMessages(`POST …/messages/ (round-robin over ${ticketIds.length} tickets)`, app)
+    const postBaseline = yield* postMessages("baseline: node:http + pg, the same writes in one transaction", base)
     yield* Console.log(line(postBaseline))
     yield* Console.log(line(postMessage, postBaseline))
     const writeRatio = postMessage.requestsPerSecond / postBaseline.requestsPerSecond

@@ -18,6 +18,7 @@ import { HttpAppLive } from "../src/Server.js"
 import { ServicesLive } from "../src/Services.js"
 import { Users } from "../src/Users/Users.js"
 import { migratedPool } from "./BenchDatabase.js"
+import { answerCpuQueries } from "./Benchmark.js"
 
 const url = process.env.BENCH_DATABASE_URL!
 const send = (message: unknown) => process.send?.(message)
@@ -201,5 +202,6 @@ const app = () => {
   Effect.runFork(program.pipe(Effect.provide(AppLive)))
 }
 
+answerCpuQueries()
 if (process.env.BENCH_MODE === "baseline") baseline()
 else app()
