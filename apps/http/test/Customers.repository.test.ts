@@ -14,8 +14,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
   it.effect("findOrCreateByEmail matches addresses ignoring case and fills an empty name only", () =>
     Effect.gen(function* () {
       const customers = yield* Customers
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       const created = yield* customers.findOrCreateByEmail(id, { email: "Ann.Lee@Example.COM", name: "" })
       assert.strictEqual(created.email, "Ann.Lee@example.com")
       assert.strictEqual(created.name, "")
@@ -27,10 +26,10 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
       const kept = yield* customers.findOrCreateByEmail(id, { email: "ANN.LEE@EXAMPLE.COM", name: "Someone Else" })
       assert.strictEqual(kept.id, created.id)
       assert.strictEqual(kept.name, "Ann Lee")
-      const other = yield* Fixtures.organization()
-      const elsewhere = yield* customers.findOrCreateByEmail(other.organization.id, { email: "ann.lee@example.com" })
+      const otherId = yield* Fixtures.organizationId()
+      const elsewhere = yield* customers.findOrCreateByEmail(otherId, { email: "ann.lee@example.com" })
       assert.notStrictEqual(elsewhere.id, created.id)
-      assert.isUndefined(yield* customers.findById(other.organization.id, created.id))
+      assert.isUndefined(yield* customers.findById(otherId, created.id))
       assert.deepStrictEqual(yield* customers.findById(id, created.id), kept)
     })
   )
@@ -55,13 +54,12 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
       Effect.gen(function* () {
         const customers = yield* Customers
         const companies = yield* Companies
-        const org = yield* Fixtures.organization()
-        const other = yield* Fixtures.organization()
-        const id = org.organization.id
+        const id = yield* Fixtures.organizationId()
+        const otherId = yield* Fixtures.organizationId()
         yield* customers.create(id, { email: "bo@example.com", name: "Bo" })
         const taken = yield* Effect.either(customers.create(id, { email: "BO@example.com" }))
         assert.isTrue(Either.isLeft(taken) && taken.left._tag === "CustomerEmailTaken")
-        const foreign = yield* companies.create(other.organization.id, { name: "Foreign" })
+        const foreign = yield* companies.create(otherId, { name: "Foreign" })
         const wrongCompany = yield* Effect.either(
           customers.create(id, { email: "c@example.com", company_id: foreign.id })
         )
@@ -77,8 +75,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
     Effect.gen(function* () {
       const customers = yield* Customers
       const companies = yield* Companies
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       const acme = yield* companies.create(id, { name: "Acme" })
       const globex = yield* companies.create(id, { name: "Globex" })
       const manager = yield* customers.create(id, {

@@ -20,8 +20,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
   it.effect("the first inbox is the default; a later one only when asked, taking the flag", () =>
     Effect.gen(function* () {
       const inboxes = yield* Inboxes
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       const first = yield* inboxes.create(id, inbox("First", "first", { is_default: false }))
       assert.isTrue(first.isDefault)
       const second = yield* inboxes.create(id, inbox("Second", "second"))
@@ -36,8 +35,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
   it.effect("making another inbox the default moves the flag; unsetting the default is refused", () =>
     Effect.gen(function* () {
       const inboxes = yield* Inboxes
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       const a = yield* inboxes.create(id, inbox("A", "a"))
       const b = yield* inboxes.create(id, inbox("B", "b"))
       const moved = yield* inboxes.update(id, b.id, { is_default: true })
@@ -56,8 +54,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
   it.effect("concurrent moves of the default leave exactly one default inbox", () =>
     Effect.gen(function* () {
       const inboxes = yield* Inboxes
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       const created = yield* Effect.forEach([0, 1, 2, 3, 4, 5], (n) => inboxes.create(id, inbox(`I${n}`, `i${n}`)))
       const targets = [...created, ...created, ...created].map((i) => i.id)
       yield* Effect.forEach(targets, (target) => inboxes.update(id, target, { is_default: true }), {
@@ -71,8 +68,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
   it.effect("defaultFor provisions one Support inbox for an organization without inboxes, even concurrently", () =>
     Effect.gen(function* () {
       const inboxes = yield* Inboxes
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       const results = yield* Effect.all(
         Array.from({ length: 8 }, () => inboxes.defaultFor(id)),
         { concurrency: "unbounded" }
@@ -110,8 +106,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
     Effect.gen(function* () {
       const inboxes = yield* Inboxes
       const organizations = yield* Organizations
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       yield* organizations.update(id, { customer_max_inactivity_period: 30, customer_inactivity_reminder_period: 7 })
       const created = yield* inboxes.create(id, inbox("Main", "main"))
       assert.strictEqual(created.customerMaxInactivityPeriod, 30)

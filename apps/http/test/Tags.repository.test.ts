@@ -11,12 +11,11 @@ layer(RepositoriesLive, { excludeTestServices: true })("Tags repository", (it) =
   it.effect("findByIds keeps the order asked, once each, and leaves out unknown and foreign ids", () =>
     Effect.gen(function* () {
       const tags = yield* Tags
-      const org = yield* Fixtures.organization()
-      const other = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
+      const otherId = yield* Fixtures.organizationId()
       const bug = yield* tags.create(id, { name: "bug", color: "#ff0000" })
       const vip = yield* tags.create(id, { name: "VIP" })
-      const foreign = yield* tags.create(other.organization.id, { name: "bug" })
+      const foreign = yield* tags.create(otherId, { name: "bug" })
       const found = yield* tags.findByIds(id, [vip.id, foreign.id, bug.id, vip.id, 999_999])
       assert.deepStrictEqual(found, [
         { id: vip.id, name: "VIP", color: "" },
@@ -29,8 +28,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Tags repository", (it) =
   it.effect("names are unique per organization ignoring case; findByNames matches ignoring case", () =>
     Effect.gen(function* () {
       const tags = yield* Tags
-      const org = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = yield* Fixtures.organizationId()
       const billing = yield* tags.create(id, { name: "Billing" })
       const taken = yield* Effect.either(tags.create(id, { name: "BILLING" }))
       assert.isTrue(Either.isLeft(taken) && taken.left._tag === "TagNameTaken")
@@ -52,9 +50,9 @@ layer(RepositoriesLive, { excludeTestServices: true })("Tags repository", (it) =
     Effect.gen(function* () {
       const tags = yield* Tags
       const org = yield* Fixtures.organization()
-      const other = yield* Fixtures.organization()
+      const otherId = yield* Fixtures.organizationId()
       const tag = yield* tags.create(org.organization.id, { name: "temp" })
-      const foreign = yield* Effect.either(tags.remove(other.organization.id, tag.id))
+      const foreign = yield* Effect.either(tags.remove(otherId, tag.id))
       assert.isTrue(Either.isLeft(foreign) && foreign.left._tag === "TagNotFound")
       yield* tags.remove(org.organization.id, tag.id)
       assert.isUndefined(yield* tags.findById(org.organization.id, tag.id))

@@ -40,6 +40,9 @@ export const organization = (name = `Org ${randomBytes(3).toString("hex")}`) =>
     } satisfies OrgFixture
   })
 
+/** The id of a new organization (see {@link organization}), for tests of the services below the API. */
+export const organizationId = (name?: string) => Effect.map(organization(name), (org) => org.organization.id)
+
 /** A new user with a role in the organization, and their personal token. */
 export const member = (org: OrgFixture, role: MemberRole) =>
   Effect.gen(function* () {
