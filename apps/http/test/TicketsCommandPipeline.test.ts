@@ -63,6 +63,24 @@ const loadForWrite = (ticketId: number) =>
     )
   )
 
+/** The plan of a write adding an internal note (message `messageId`) by an associate, mailed to no one. */
+const internalNote = (ticketId: number, messageId: number, content: string) => () =>
+  Effect.map(DateTime.now, (at) => ({
+    commands: [
+      new AddMessage({
+        ticketId,
+        at,
+        actor: { role: "associate", user: null },
+        messageId,
+        content,
+        contentHtml: "",
+        isVisibleToCustomer: false,
+        sendsEmail: false
+      })
+    ],
+    result: undefined
+  }))
+
 // As the service runs: on PGlite one connection (its one session serves one transaction at a time).
 const TestAppLive = testAppLive({}, { connections: usesRealPostgres ? 20 : 1 })
 
@@ -75,22 +93,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
       const before = yield* loadForWrite(t.id)
       const failed = yield* runTicketCommands({
         ticketId: t.id,
-        plan: () =>
-          Effect.map(DateTime.now, (at) => ({
-            commands: [
-              new AddMessage({
-                ticketId: t.id,
-                at,
-                actor: { role: "associate", user: null },
-                messageId: 9_000_000 + t.id,
-                content: "Never stored",
-                contentHtml: "",
-                isVisibleToCustomer: false,
-                sendsEmail: false
-              })
-            ],
-            result: undefined
-          })),
+        plan: internalNote(t.id, 9_000_000 + t.id, "Never stored"),
         policies: [() => Effect.fail("the policy failed" as const)]
       }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)), Effect.flip)
       assert.strictEqual(failed, "the policy failed")
@@ -201,22 +204,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
         // The next write of this store puts a snapshot of the code's state version in its place.
         yield* runTicketCommands({
           ticketId: t.id,
-          plan: () =>
-            Effect.map(DateTime.now, (at) => ({
-              commands: [
-                new AddMessage({
-                  ticketId: t.id,
-                  at,
-                  actor: { role: "associate", user: null },
-                  messageId: 9_100_000 + t.id,
-                  content: "After a snapshot of another state version",
-                  contentHtml: "",
-                  isVisibleToCustomer: false,
-                  sendsEmail: false
-                })
-              ],
-              result: undefined
-            }))
+          plan: internalNote(t.id, 9_100_000 + t.id, "After a snapshot of another state version")
         }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)))
         assert.deepStrictEqual(yield* snapshotOf(t.id), {
           version: yield* streamVersion(t.id),
