@@ -15,6 +15,7 @@ import { get, post, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 import {
   ISO_MS,
+  inAnHour,
   organization,
   postMessage,
   type TicketOrg,
@@ -22,8 +23,6 @@ import {
   ticketPath,
   updateTicket
 } from "./TicketsSupport.js"
-
-const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString()
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any
