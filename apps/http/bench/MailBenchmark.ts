@@ -10,7 +10,7 @@ import { defaultMailOutboxOptions, MailOutbox, mailOutboxLayer } from "../src/Ma
 import { MailTransport, SMTP_TIMEOUTS, smtpTransport } from "../src/Mail/MailTransport.js"
 import { ServicesLive } from "../src/Services.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
-import { listenOnFreePort } from "../test/MailSupport.js"
+import { listenOnFreePort } from "../test/support/SmtpListener.js"
 import { benchOrganization, describeRun, parcelTickets, runOnOwnDatabase, ticketServicesOn } from "./BenchDatabase.js"
 import { type Benchmark, rateLine } from "./Benchmark.js"
 

@@ -2,7 +2,8 @@
  * The benchmarks of `@helpdesk/http`: `npm run bench -w @helpdesk/http [-- name…]` runs every benchmark, or only
  * those whose names are given. Each prints its figures beside a baseline measured in the same run.
  *
- * To add one, export a {@link Benchmark} from a file in this folder and list it in `benchmarks` below.
+ * To add one, export a {@link Benchmark} from a file in this folder and list it in `benchmarks` below. `-- --list`
+ * prints their names.
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
@@ -28,6 +29,12 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   blobStoreBenchmark,
   webhookBenchmark
 ]
+
+// `--list`: the names, once every benchmark module has loaded (CI runs it, so a benchmark that no longer loads fails).
+if (process.argv.includes("--list")) {
+  console.log(benchmarks.map((b) => b.name).join("\n"))
+  process.exit(0)
+}
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("-"))
 const unknown = wanted.filter((name) => !benchmarks.some((b) => b.name === name))

@@ -11,6 +11,7 @@ import {
 import { type MailSendFailed, MailTransport, type SendReceipt, smtpTransport } from "../src/Mail/MailTransport.js"
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { uniqueEmail } from "./support/Fixtures.js"
+import { listenOnFreePort } from "./support/SmtpListener.js"
 import { organization, ticket } from "./TicketsSupport.js"
 
 /** Helpers of the mail tests: a real SMTP server in the test process, a header reader, the worker. */
@@ -56,18 +57,6 @@ export interface SmtpBehaviour {
 
 const smtpError = (verdict: { readonly code: number; readonly message: string }) =>
   Object.assign(new Error(verdict.message), { responseCode: verdict.code })
-
-/** Starts `server` on a free port of 127.0.0.1 and answers the port; the server is closed with the scope. */
-export const listenOnFreePort = (server: SMTPServer) =>
-  Effect.acquireRelease(
-    Effect.async<number>((resume) => {
-      server.listen(0, "127.0.0.1", () => {
-        const address = server.server.address()
-        resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-      })
-    }),
-    () => Effect.async<void>((resume) => server.close(() => resume(Effect.void)))
-  )
 
 /**
  * A real SMTP server (smtp-server) on a free port of 127.0.0.1, collecting what it accepts; closed with the scope.
