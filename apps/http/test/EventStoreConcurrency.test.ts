@@ -81,6 +81,22 @@ const repliesOf = (ticketId: number) =>
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i)
 
+/**
+ * 50 replies to the ticket at once, writer `n` by `write(n)`: every one is stored, and each writer decided on the
+ * version just before its own event. Answers the writers' answers.
+ */
+const fiftyConcurrentReplies = <E, R>(
+  ticketId: number,
+  write: (writer: number) => Effect.Effect<{ readonly version: number; readonly result: number }, E, R>
+) =>
+  Effect.gen(function* () {
+    const answers = yield* Effect.forEach(range(50), write, { concurrency: "unbounded" })
+    const stored = yield* repliesOf(ticketId)
+    expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(range(50))
+    for (const answer of answers) expect(answer.version).toBe(answer.result + 1)
+    return answers
+  })
+
 describe("the command pipeline under concurrency", () => {
   // Real clock: retries sleep between attempts.
   layer(StoresLive, { excludeTestServices: true, timeout: databaseStartup })((it) => {
@@ -90,13 +106,7 @@ describe("the command pipeline under concurrency", () => {
       () =>
         Effect.gen(function* () {
           const ticketId = yield* newTicket
-          const answers = yield* Effect.forEach(range(50), (writer) => writeOne(ticketId, writer, Schedule.stop), {
-            concurrency: "unbounded"
-          })
-          const stored = yield* repliesOf(ticketId)
-          expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(range(50))
-          // Each writer decided on the version just before its own event.
-          for (const answer of answers) expect(answer.version).toBe(answer.result + 1)
+          const answers = yield* fiftyConcurrentReplies(ticketId, (writer) => writeOne(ticketId, writer, Schedule.stop))
           expect(new Set(answers.map((a) => a.version)).size).toBe(50)
         }),
       { timeout: 60_000 }
@@ -112,14 +122,9 @@ describe("the command pipeline under concurrency", () => {
             Schedule.jittered,
             Schedule.intersect(Schedule.recurs(500))
           )
-          const answers = yield* Effect.forEach(
-            range(50),
-            (writer) => writeOne(ticketId, writer, untilTheyWin).pipe(provideTicketStoreFromEventStore),
-            { concurrency: "unbounded" }
+          yield* fiftyConcurrentReplies(ticketId, (writer) =>
+            writeOne(ticketId, writer, untilTheyWin).pipe(provideTicketStoreFromEventStore)
           )
-          const stored = yield* repliesOf(ticketId)
-          expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(range(50))
-          for (const answer of answers) expect(answer.version).toBe(answer.result + 1)
         }),
       { timeout: 60_000 }
     )
