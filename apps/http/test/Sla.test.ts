@@ -31,6 +31,15 @@ const createPolicy = (org: TicketOrg, json: Record<string, unknown>) =>
 const inbound = (org: TicketOrg, body: Record<string, unknown> = {}) =>
   ticket(org, { created_by_role: "customer", ...body }, org.integration)
 
+/** A new organization with the one SLA policy `policy`, and an inbound ticket under it. */
+const inboundUnderPolicy = (policy: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const org = yield* organization
+    yield* createPolicy(org, policy)
+    const t = yield* inbound(org)
+    return { org, t }
+  })
+
 const ms = (iso: unknown) => Date.parse(iso as string)
 
 const breachEvents = (ticketId: number) =>
@@ -163,14 +172,12 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
 
   it.effect("a customer message after the reply starts next_reply_due_at; a reply clears it", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      yield* createPolicy(org, {
+      const { org, t } = yield* inboundUnderPolicy({
         name: "Replies",
         first_reply_minutes: 60,
         next_reply_minutes: 45,
         business_hours: false
       })
-      const t = yield* inbound(org)
       yield* postMessage(org, t.id, { content: "Hello, checking." })
       assert.isNull((yield* readTicket(org, t.id)).body.next_reply_due_at)
       const customer = yield* postMessage(org, t.id, { content: "Any news?", role: "customer" }, org.integration)
@@ -190,9 +197,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
 
   it.effect("snoozed: the clock stops (no due time) and resumes with the snoozed time added", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      yield* createPolicy(org, { name: "Resolve", resolution_minutes: 600, business_hours: false })
-      const t = yield* inbound(org)
+      const { org, t } = yield* inboundUnderPolicy({ name: "Resolve", resolution_minutes: 600, business_hours: false })
       const created = ms(t.created_at)
       assert.strictEqual(ms(t.resolution_due_at), created + 600 * MINUTE)
       const snoozed = yield* post(ticketPath(org, t.id, "snooze/"), {
@@ -219,9 +224,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
 
   it.effect("the breach timer writes TicketSlaBreached once, at the due instant, and sla_breached shows it", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      yield* createPolicy(org, { name: "Fast", first_reply_minutes: 30, business_hours: false })
-      const t = yield* inbound(org)
+      const { org, t } = yield* inboundUnderPolicy({ name: "Fast", first_reply_minutes: 30, business_hours: false })
       const due = ms(t.first_reply_due_at)
       yield* sweepAt(due - 1)
       assert.deepStrictEqual(yield* breachEvents(t.id), [])
@@ -242,9 +245,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
 
   it.effect("business hours changes recompute due times (PUT business-hours, exceptions)", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      yield* createPolicy(org, { name: "Business", resolution_minutes: 120 })
-      const t = yield* inbound(org)
+      const { org, t } = yield* inboundUnderPolicy({ name: "Business", resolution_minutes: 120 })
       const created = ms(t.created_at)
       // No business hours saved: open around the clock.
       assert.strictEqual(ms(t.resolution_due_at), created + 120 * MINUTE)
