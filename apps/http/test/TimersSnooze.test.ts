@@ -36,6 +36,9 @@ const snoozedForAnHour = (count: number) =>
     return { org, tickets, until }
   })
 
+/** One ticket of a new organization, snoozed for the next hour (until `until`). */
+const snoozedTicket = Effect.map(snoozedForAnHour(1), ({ org, tickets, until }) => ({ org, t: tickets[0]!, until }))
+
 const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString()
 const instant = (iso: string, ms = 0) => DateTime.unsafeMake(Date.parse(iso) + ms)
 
@@ -51,10 +54,7 @@ const unsnoozeEvents = (ticketId: number) =>
 layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
   it.effect("given a snoozed ticket, when its snoozed_until comes, then the timer unsnoozes it with reason timer", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
-      const until = inMinutes(60)
-      yield* snooze(org, t.id, until)
+      const { org, t, until } = yield* snoozedTicket
 
       yield* sweepAt(instant(until, -1))
       const early = (yield* readTicket(org, t.id)).body
@@ -76,11 +76,8 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
 
   it.effect("given a re-snooze before the timer ran, then the re-snooze wins", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
-      const first = inMinutes(60)
+      const { org, t, until: first } = yield* snoozedTicket
       const second = inMinutes(180)
-      yield* snooze(org, t.id, first)
       yield* snooze(org, t.id, second)
       yield* sweepAt(instant(first, 60_000))
       const still = (yield* readTicket(org, t.id)).body
@@ -95,10 +92,7 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
   it.effect("given a timer fired for a snooze that was replaced meanwhile, then it appends nothing", () =>
     Effect.gen(function* () {
       // What the timer writes for a ticket whose row said `first` when the ticket is snoozed until `second`.
-      const org = yield* organization
-      const t = yield* ticket(org)
-      const first = inMinutes(60)
-      yield* snooze(org, t.id, first)
+      const { org, t, until: first } = yield* snoozedTicket
       const second = inMinutes(120)
       yield* snooze(org, t.id, second)
       const timer = yield* SnoozeTimer
