@@ -29,14 +29,25 @@ const organizations = Effect.gen(function* () {
              ON CONFLICT DO NOTHING`
 })
 
-const uploadAs = (caller: Caller, organizationId = 1, content = "hello") =>
+/** An upload by `caller` of "hello" as notes.txt (text/plain) to organization 1, but for what `fields` say. */
+const uploadAs = (
+  caller: Caller,
+  fields: {
+    readonly organizationId?: number
+    readonly uploadTicketId?: number
+    readonly fileName?: string
+    readonly contentType?: string
+    readonly content?: string
+  } = {}
+) =>
   Effect.flatMap(PendingAttachments, (attachments) =>
     attachments.upload({
-      organizationId,
-      caller,
+      organizationId: 1,
       fileName: "notes.txt",
       contentType: "text/plain",
-      content: text(content)
+      ...fields,
+      caller,
+      content: text(fields.content ?? "hello")
     })
   )
 
@@ -47,13 +58,10 @@ layer(TestLayer, { timeout: "60 seconds" })("pending attachments", (it) => {
   it.effect("given an upload, it is stored with a safe name, its size and declared type", () =>
     Effect.gen(function* () {
       yield* organizations
-      const attachments = yield* PendingAttachments
-      const stored = yield* attachments.upload({
-        organizationId: 1,
-        caller: alice,
+      const stored = yield* uploadAs(alice, {
         fileName: "../../etc/pass\u0000wd.txt",
         contentType: "text/plain; charset=utf-8",
-        content: text("hello world")
+        content: "hello world"
       })
       expect(stored).toMatchObject({
         name: "pass_wd.txt",
@@ -70,26 +78,15 @@ layer(TestLayer, { timeout: "60 seconds" })("pending attachments", (it) => {
     () =>
       Effect.gen(function* () {
         yield* organizations
-        const attachments = yield* PendingAttachments
-        const declared = yield* attachments
-          .upload({
-            organizationId: 1,
-            caller: alice,
-            fileName: "x.svg",
-            contentType: "image/svg+xml",
-            content: text("x")
-          })
-          .pipe(Effect.flip)
+        const declared = yield* uploadAs(alice, { fileName: "x.svg", contentType: "image/svg+xml", content: "x" }).pipe(
+          Effect.flip
+        )
         expect(declared).toMatchObject({ _tag: "ContentRefused", kind: "declared" })
-        const sniffed = yield* attachments
-          .upload({
-            organizationId: 1,
-            caller: alice,
-            fileName: "a.png",
-            contentType: "image/png",
-            content: text("<html><script>")
-          })
-          .pipe(Effect.flip)
+        const sniffed = yield* uploadAs(alice, {
+          fileName: "a.png",
+          contentType: "image/png",
+          content: "<html><script>"
+        }).pipe(Effect.flip)
         expect(sniffed).toMatchObject({ _tag: "ContentRefused", kind: "sniffed", contentType: "text/html" })
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql`SELECT id FROM attachments WHERE name IN ('x.svg', 'a.png')`
@@ -116,7 +113,7 @@ layer(TestLayer, { timeout: "60 seconds" })("pending attachments", (it) => {
       const sql = yield* SqlClient.SqlClient
       const good = yield* uploadAs(alice)
       const bobs = yield* uploadAs(bob)
-      const otherOrg = yield* uploadAs(alice, 2)
+      const otherOrg = yield* uploadAs(alice, { organizationId: 2 })
       const expired = yield* uploadAs(alice)
       yield* sql`UPDATE attachments SET expires_at = now() - interval '1 second' WHERE id = ${expired.id}`
       const missing = "00000000-0000-4000-8000-000000000000"
@@ -167,15 +164,7 @@ layer(TestLayer, { timeout: "60 seconds" })("pending attachments", (it) => {
   it.effect("an upload made to one ticket cannot be claimed by another", () =>
     Effect.gen(function* () {
       yield* organizations
-      const attachments = yield* PendingAttachments
-      const upload = yield* attachments.upload({
-        organizationId: 1,
-        caller: alice,
-        uploadTicketId: 7,
-        fileName: "r.txt",
-        contentType: "text/plain",
-        content: text("reply")
-      })
+      const upload = yield* uploadAs(alice, { uploadTicketId: 7, fileName: "r.txt", content: "reply" })
       const refused = yield* claimAs(alice, [upload.id], 8).pipe(Effect.flip)
       expect(refused.problems).toEqual([{ id: upload.id, problem: "other_ticket" }])
       expect((yield* claimAs(alice, [upload.id], 7)).map((x) => x.id)).toEqual([upload.id])
@@ -212,7 +201,7 @@ layer(TestLayer, { timeout: "60 seconds" })("pending attachments", (it) => {
     Effect.gen(function* () {
       yield* organizations
       const attachments = yield* PendingAttachments
-      const upload = yield* uploadAs(alice, 1, "file body")
+      const upload = yield* uploadAs(alice, { content: "file body" })
       const signed = new URL(yield* attachments.signedDownloadPath(upload.id), "http://x")
       const link = {
         expires: Number(signed.searchParams.get("expires")),
