@@ -63,11 +63,16 @@ const deliver = (way: Way, org: TicketOrg, to: string, raw: Buffer, from = "some
 
 const mail = (options: Mail.Options) => compose({ date: new Date(), ...options })
 
-/** Composes a mail from `from` to the `desk` inbox and delivers it one way or the other. */
+/**
+ * Composes a mail from `from` to the `desk` inbox (with a new Message-ID unless `messageId` is given), delivers it
+ * one way or the other, and answers its Message-ID.
+ */
 const mailDesk = (way: Way, org: TicketOrg, options: Mail.Options & { readonly from: string }) =>
   Effect.gen(function* () {
-    const raw = yield* mail({ to: addressOf(org, "desk"), ...options })
-    return yield* deliver(way, org, addressOf(org, "desk"), raw, options.from)
+    const id = typeof options.messageId === "string" ? options.messageId : messageId("desk")
+    const raw = yield* mail({ to: addressOf(org, "desk"), ...options, messageId: id })
+    yield* deliver(way, org, addressOf(org, "desk"), raw, options.from)
+    return id
   })
 
 const ticketsOf = (org: TicketOrg) =>
@@ -209,12 +214,10 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         assert.include(yield* rawSource(record!.rawKey!), "Old history")
 
         // A reply to the customer's own mail threads too (its Message-ID was recorded).
-        const followUp = messageId("follow-up")
-        yield* mailDesk(way, org, {
+        const followUp = yield* mailDesk(way, org, {
           from: customer,
           subject: "One more thing",
           text: "The box was damaged, though.",
-          messageId: followUp,
           inReplyTo: id
         })
         assert.strictEqual(Number((yield* inboundRecord(org, followUp))!.ticketId), c.ticket.id)
@@ -226,24 +229,20 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         const { org } = yield* setup
         const customer = Fixtures.uniqueEmail("sam")
         const t = yield* ticket(org, { customer_email: customer })
-        const byCustomer = messageId("subject")
-        yield* mailDesk(way, org, {
+        const byCustomer = yield* mailDesk(way, org, {
           from: customer,
           subject: `RE: Parcel missing [#${t.public_id}]`,
-          text: "Any news?",
-          messageId: byCustomer
+          text: "Any news?"
         })
         const record = yield* inboundRecord(org, byCustomer)
         assert.strictEqual(record?.outcome, "message")
         assert.strictEqual(Number(record!.ticketId), t.id)
         // Someone else naming the number opens their own ticket.
-        const byStranger = messageId("stranger")
         const stranger = Fixtures.uniqueEmail("stranger")
-        yield* mailDesk(way, org, {
+        const byStranger = yield* mailDesk(way, org, {
           from: stranger,
           subject: `Re: [#${t.public_id}]`,
-          text: "Let me in.",
-          messageId: byStranger
+          text: "Let me in."
         })
         const strangers = yield* inboundRecord(org, byStranger)
         assert.strictEqual(strangers?.outcome, "ticket")
@@ -264,7 +263,6 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           from: customer,
           subject: "Re: Parcel missing",
           text: "Still waiting.",
-          messageId: messageId("snoozed"),
           inReplyTo: c.replyMessageId
         })
         const t = (yield* readTicket(org, c.ticket.id)).body
@@ -284,12 +282,10 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           json: { into: survivor.id }
         })
         assert.strictEqual(merged.status, 200, merged.text)
-        const id = messageId("to-merged")
-        yield* mailDesk(way, org, {
+        const id = yield* mailDesk(way, org, {
           from: customer,
           subject: "Re: Parcel missing",
           text: "Hello again.",
-          messageId: id,
           inReplyTo: c.replyMessageId
         })
         const messages = yield* messagesOf(org, survivor.id)
@@ -328,12 +324,10 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           assert.include(record!.reason, one.reason)
         }
         // `Auto-Submitted: no` is a person's mail.
-        const person = messageId("person")
-        yield* mailDesk(way, org, {
+        const person = yield* mailDesk(way, org, {
           from: customer,
           subject: "Re: Parcel missing",
           text: "Back now.",
-          messageId: person,
           inReplyTo: c.replyMessageId,
           headers: { "Auto-Submitted": "no" }
         })
@@ -419,12 +413,10 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           json: { email: spammer, is_spam: true }
         })
         assert.strictEqual(created.status, 201, created.text)
-        const id = messageId("spam")
-        yield* mailDesk(way, org, {
+        const id = yield* mailDesk(way, org, {
           from: spammer,
           subject: "Cheap watches",
           text: "Buy now.",
-          messageId: id,
           attachments: [{ filename: "offer.txt", content: "Only today", contentType: "text/plain" }]
         })
         const record = yield* inboundRecord(org, id)
