@@ -18,6 +18,10 @@ const everyDay = (hours: unknown) =>
   Object.fromEntries(["mon", "tue", "wed", "thu", "fri", "sat", "sun"].map((d) => [d, hours]))
 const CLOSED_WEEK = everyDay(null)
 
+/** The fields of the business hours and of an exception, as answered and documented (sorted). */
+const SCHEDULE_FIELDS = ["is_open_now", "next_open", "next_open_display", "timezone", "weekly_hours"]
+const EXCEPTION_FIELDS = ["closes_at", "date", "id", "name", "opens_at", "repeats_yearly"]
+
 /** Sends a schedule as the owner (the answer is checked by the caller). */
 const putSchedule = (org: Fixtures.OrgFixture, json: unknown) => put(bh(org), { token: org.ownerToken, json })
 
@@ -63,13 +67,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
         })
         assert.strictEqual(response.status, 200, response.text)
         const body = response.body
-        assert.deepStrictEqual(Object.keys(body).sort(), [
-          "is_open_now",
-          "next_open",
-          "next_open_display",
-          "timezone",
-          "weekly_hours"
-        ])
+        assert.deepStrictEqual(Object.keys(body).sort(), SCHEDULE_FIELDS)
         assert.strictEqual(body.timezone, "Europe/Berlin")
         assert.deepStrictEqual(body.weekly_hours, {
           ...CLOSED_WEEK,
@@ -505,14 +503,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
         list.body.results.map((e: { date: string }) => e.date),
         ["2026-01-01", "2026-05-01", "2026-12-25", "2027-06-15"]
       )
-      assert.deepStrictEqual(Object.keys(list.body.results[0]).sort(), [
-        "closes_at",
-        "date",
-        "id",
-        "name",
-        "opens_at",
-        "repeats_yearly"
-      ])
+      assert.deepStrictEqual(Object.keys(list.body.results[0]).sort(), EXCEPTION_FIELDS)
       const { baseUrl } = yield* TestApp
       const first = yield* get(`${exceptions(org)}?page_size=3&ordering=-date`, { token: org.ownerToken })
       assert.deepStrictEqual(
@@ -698,29 +689,9 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
       for (const type of ["application/json", "application/x-www-form-urlencoded", "multipart/form-data"])
         assert.property(put.requestBody.content, type)
       const schemas = spec.components.schemas
-      assert.deepStrictEqual(Object.keys(schemas.BusinessHours.properties).sort(), [
-        "is_open_now",
-        "next_open",
-        "next_open_display",
-        "timezone",
-        "weekly_hours"
-      ])
-      assert.deepStrictEqual(Object.keys(schemas.BusinessHoursException.properties).sort(), [
-        "closes_at",
-        "date",
-        "id",
-        "name",
-        "opens_at",
-        "repeats_yearly"
-      ])
-      assert.deepStrictEqual(schemas.BusinessHoursException.required.sort(), [
-        "closes_at",
-        "date",
-        "id",
-        "name",
-        "opens_at",
-        "repeats_yearly"
-      ])
+      assert.deepStrictEqual(Object.keys(schemas.BusinessHours.properties).sort(), SCHEDULE_FIELDS)
+      assert.deepStrictEqual(Object.keys(schemas.BusinessHoursException.properties).sort(), EXCEPTION_FIELDS)
+      assert.deepStrictEqual(schemas.BusinessHoursException.required.sort(), EXCEPTION_FIELDS)
       assert.deepStrictEqual(schemas.BusinessHoursExceptionCreate.required, ["date"])
       const listParams = spec.paths[`${base}exceptions/`].get.parameters.map((p: { name: string }) => p.name).sort()
       assert.deepStrictEqual(listParams, ["ordering", "organization_id", "page", "page_size"])
