@@ -71,6 +71,20 @@ const bodyOf = (received: Received) =>
     organization_id: string
   }
 
+/** The positions of the ticket's events in the order they were received, checked to be ascending. */
+const positionsInOrder = (received: ReadonlyArray<Received>, ticketId: number) => {
+  const positions = received
+    .map(bodyOf)
+    .filter((body) => body.ticket_id === ticketId)
+    .map((body) => body.position)
+  assert.deepStrictEqual(
+    positions,
+    [...positions].sort((a, b) => a - b),
+    `ticket ${ticketId} in order`
+  )
+  return positions
+}
+
 const hookPath = (org: TicketOrg, id: number, rest = "") => `${org.path}webhooks/${id}/${rest}`
 
 describe("webhooks", () => {
@@ -187,18 +201,7 @@ describe("webhooks", () => {
               "timestamp outside tolerance"
             )
           }
-          for (const t of [first, second]) {
-            const sequences = hook.received
-              .map(bodyOf)
-              .filter((b) => b.ticket_id === t.id)
-              .map((b) => b.position)
-            assert.deepStrictEqual(
-              sequences,
-              [...sequences].sort((a, b) => a - b),
-              `ticket ${t.id} in order`
-            )
-            assert.strictEqual(sequences[0], 1)
-          }
+          for (const t of [first, second]) assert.strictEqual(positionsInOrder(hook.received, t.id)[0], 1)
           const opening = JSON.parse(hook.received[0]!.body)
           assert.strictEqual(opening.type, "TicketCreated")
           assert.strictEqual(opening.organization_id, org.organization.public_id)
@@ -485,17 +488,7 @@ describe("webhooks", () => {
           assert.strictEqual(claimedA + claimedB, expected.size, "each delivery claimed once")
           assert.isAbove(claimedA, 0, "the first replica took part")
           assert.isAbove(claimedB, 0, "the second replica took part")
-          for (const t of tickets) {
-            const sequences = hook.received
-              .map(bodyOf)
-              .filter((body) => body.ticket_id === t.id)
-              .map((body) => body.position)
-            assert.deepStrictEqual(
-              sequences,
-              [...sequences].sort((x, y) => x - y),
-              `ticket ${t.id} in order`
-            )
-          }
+          for (const t of tickets) positionsInOrder(hook.received, t.id)
         })
       )
     })
