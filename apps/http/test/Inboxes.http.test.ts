@@ -299,24 +299,15 @@ layer(TestAppLive, { excludeTestServices: true })("inboxes over HTTP", (it) => {
   )
 
   it.effect("arbitrary inbox bodies get 2xx or a 4xx, never a 500", () =>
-    Effect.gen(function* () {
-      const org = yield* Fixtures.organization()
-      const target = (yield* createInbox(org, { name: "Target", email_prefix: "target" })).id
-      yield* Fuzz.directoryWrites({
-        collection: `${org.path}inboxes/`,
-        target,
-        token: org.ownerToken,
-        fields: [
-          "name",
-          "email_prefix",
-          "is_default",
-          "auto_reply_during_enabled",
-          "auto_reply_outside_template",
-          "customer_max_inactivity_period",
-          "customer_interaction_style",
-          "signature"
-        ]
-      })
-    })
+    Fuzz.directoryWrites("inboxes", { name: "Target", email_prefix: "target" }, [
+      "name",
+      "email_prefix",
+      "is_default",
+      "auto_reply_during_enabled",
+      "auto_reply_outside_template",
+      "customer_max_inactivity_period",
+      "customer_interaction_style",
+      "signature"
+    ])
   )
 })

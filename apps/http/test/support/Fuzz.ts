@@ -1,5 +1,6 @@
 import { assert } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
+import { organization } from "./Fixtures.js"
 import { patch, post } from "./TestApp.js"
 
 /** A value of any JSON type, and strings and numbers a schema may trip on. */
@@ -31,21 +32,21 @@ const asForm = (json: unknown): Record<string, string> =>
   )
 
 /**
- * Sends every {@link bodies} body of `fields` to a directory resource: as JSON to create (`POST collection`) and to
- * update (`PATCH collection + target/`), and as a form to create. Each answers its success status or 400, never a 500.
+ * Sends every {@link bodies} body of `fields` to a new organization's `directory` (`tags`, `companies`, …) as its
+ * owner: as JSON to create (`POST`) and to update (`PATCH`) a resource created first from `seed`, and as a form to
+ * create. Each answers its success status or 400, never a 500.
  */
-export const directoryWrites = (options: {
-  readonly collection: string
-  readonly target: string | number
-  readonly token: string
-  readonly fields: ReadonlyArray<string>
-}) =>
+export const directoryWrites = (directory: string, seed: Record<string, unknown>, fields: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const { collection, token } = options
-    for (const json of bodies(options.fields)) {
+    const org = yield* organization()
+    const collection = `${org.path}${directory}/`
+    const token = org.ownerToken
+    const target = yield* post(collection, { token, json: seed })
+    assert.strictEqual(target.status, 201, target.text)
+    for (const json of bodies(fields)) {
       const created = yield* post(collection, { token, json })
       assert.include([201, 400], created.status, JSON.stringify(json))
-      const updated = yield* patch(`${collection}${options.target}/`, { token, json })
+      const updated = yield* patch(`${collection}${target.body.id}/`, { token, json })
       assert.include([200, 400], updated.status, JSON.stringify(json))
       const form = yield* post(collection, { token, form: asForm(json) })
       assert.include([201, 400], form.status, JSON.stringify(json))
