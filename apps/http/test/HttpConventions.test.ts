@@ -149,21 +149,21 @@ layer(TestAppLive, { excludeTestServices: true })("wire conventions", (it) => {
         ["1", true],
         ["False", false]
       ]
+      // Each encoding sets a boolean and an integer field of its own.
+      const encodings = [
+        ["form", "enable_csat", "customer_max_inactivity_period", 30],
+        ["multipart", "enable_self_service", "customer_inactivity_reminder_period", 7]
+      ] as const
       for (const [value, expected] of cases) {
-        const form = yield* patch(org.path, {
-          token: org.ownerToken,
-          form: { enable_csat: value, customer_max_inactivity_period: "30" }
-        })
-        assert.strictEqual(form.status, 200, value)
-        assert.strictEqual(form.body.enable_csat, expected)
-        assert.strictEqual(form.body.customer_max_inactivity_period, 30)
-        const multipart = yield* patch(org.path, {
-          token: org.ownerToken,
-          multipart: { enable_self_service: value, customer_inactivity_reminder_period: "7" }
-        })
-        assert.strictEqual(multipart.status, 200, value)
-        assert.strictEqual(multipart.body.enable_self_service, expected)
-        assert.strictEqual(multipart.body.customer_inactivity_reminder_period, 7)
+        for (const [encoding, flag, period, days] of encodings) {
+          const response = yield* patch(org.path, {
+            token: org.ownerToken,
+            [encoding]: { [flag]: value, [period]: String(days) }
+          })
+          assert.strictEqual(response.status, 200, `${encoding}: ${value}`)
+          assert.strictEqual(response.body[flag], expected)
+          assert.strictEqual(response.body[period], days)
+        }
       }
       const bad = yield* patch(org.path, { token: org.ownerToken, form: { enable_csat: "maybe" } })
       assert.strictEqual(bad.status, 400)
