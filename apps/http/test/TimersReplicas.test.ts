@@ -60,17 +60,22 @@ const tickets = (count: number) =>
     return { org, caller, ids }
   }).pipe(Effect.orDie)
 
-/** Creates `count` tickets snoozed until `until`. */
-const snoozedTickets = (count: number, until: DateTime.Utc) =>
+/**
+ * Creates `count` tickets on replica a, snoozed for the next hour; answers their ids and the snooze timer's sweep of a
+ * minute after the hour, when every one of them is due.
+ */
+const dueSnoozedTickets = (count: number) =>
   Effect.gen(function* () {
+    const until = DateTime.unsafeMake(Date.now() + 3_600_000)
     const made = yield* tickets(count)
     const commands = yield* TicketCommands
     yield* Effect.forEach(made.ids, (id) => commands.snooze(made.org.organization.id, made.caller, id, until), {
       concurrency: 6,
       discard: true
     }).pipe(Effect.orDie)
-    return made
-  })
+    const now = DateTime.unsafeMake(until.epochMillis + 60_000)
+    return { ids: made.ids, sweep: Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now)) }
+  }).pipe(on("a"))
 
 describe.runIf(usesRealPostgres)("timers on two replicas", () => {
   layer(ReplicasLive, { timeout: "120 seconds", excludeTestServices: true })("one database", (it) => {
@@ -78,10 +83,7 @@ describe.runIf(usesRealPostgres)("timers on two replicas", () => {
       "given 240 due snoozed tickets, when both replicas sweep at once, then each is unsnoozed exactly once",
       () =>
         Effect.gen(function* () {
-          const until = DateTime.unsafeMake(Date.now() + 3_600_000)
-          const { ids } = yield* on("a")(snoozedTickets(240, until))
-          const now = DateTime.unsafeMake(until.epochMillis + 60_000)
-          const sweep = Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now))
+          const { ids, sweep } = yield* dueSnoozedTickets(240)
           const results = yield* twiceOnEach(sweep)
           const byA = total(results.a)
           const byB = total(results.b)
@@ -107,10 +109,7 @@ describe.runIf(usesRealPostgres)("timers on two replicas", () => {
       "given a replica whose database connection dies in the middle of a sweep, then the other finishes it, each ticket once",
       () =>
         Effect.gen(function* () {
-          const until = DateTime.unsafeMake(Date.now() + 3_600_000)
-          const { ids } = yield* on("a")(snoozedTickets(150, until))
-          const now = DateTime.unsafeMake(until.epochMillis + 60_000)
-          const sweep = Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now))
+          const { ids, sweep } = yield* dueSnoozedTickets(150)
           const crashing = yield* Effect.fork(Effect.exit(on("b")(sweep)))
           // Kill replica b's sessions once it has committed something (or after a while): its open batch is lost.
           const sql = yield* on("a")(SqlClient.SqlClient)
