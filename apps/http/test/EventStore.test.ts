@@ -46,6 +46,16 @@ const conflictOf = <A, E>(effect: Effect.Effect<A, E, EventStore>) =>
     return error as StreamVersionConflict
   })
 
+/** Appends an event with `expected` to a stream that does not exist: answers the conflict; still no stream. */
+const conflictWithoutStream = (expected: Parameters<typeof appendTo>[1]) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const id = freshStream()
+    const conflict = yield* conflictOf(store.append([appendTo(id, expected, [newEvent()])]))
+    expect(yield* versionsOf(id)).toEqual([])
+    return conflict
+  })
+
 describe("PostgreSQL event store", () => {
   layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
     describe("expected version NoStream", () => {
@@ -100,11 +110,8 @@ describe("PostgreSQL event store", () => {
 
       it.effect("given no stream, when appending at Exact 5, then it is a conflict with no actual version", () =>
         Effect.gen(function* () {
-          const store = yield* EventStore
-          const id = freshStream()
-          const conflict = yield* conflictOf(store.append([appendTo(id, ExpectedVersion.exact(5), [newEvent()])]))
+          const conflict = yield* conflictWithoutStream(ExpectedVersion.exact(5))
           expect(conflict.actual).toBeNull()
-          expect(yield* versionsOf(id)).toEqual([])
         })
       )
 
@@ -127,11 +134,8 @@ describe("PostgreSQL event store", () => {
 
       it.effect("given no stream, when appending, then it is a conflict and nothing is created", () =>
         Effect.gen(function* () {
-          const store = yield* EventStore
-          const id = freshStream()
-          const conflict = yield* conflictOf(store.append([appendTo(id, ExpectedVersion.streamExists, [newEvent()])]))
+          const conflict = yield* conflictWithoutStream(ExpectedVersion.streamExists)
           expect([conflict.expected, conflict.actual]).toEqual(["StreamExists", null])
-          expect(yield* versionsOf(id)).toEqual([])
         })
       )
     })
