@@ -528,9 +528,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
       const org = yield* withSchedule()
       const created = (yield* createException(org, { date: "2026-12-25" })).body
       const url = `${exceptions(org)}${created.id}/`
-      const member = yield* Fixtures.member(org, "member")
-      const admin = yield* Fixtures.member(org, "admin")
-      const integration = yield* Fixtures.integrationToken(org)
+      const { member, admin, integration } = yield* Fixtures.staff(org)
       const schedule = { timezone: "UTC", weekly_hours: { mon: nineToFive } }
 
       assert.strictEqual((yield* get(bh(org), { token: member.token })).status, 200)

@@ -232,9 +232,7 @@ layer(TestAppLive, { excludeTestServices: true })("customers over HTTP", (it) =>
       const org = yield* Fixtures.organization()
       const path = `${org.path}customers/`
       const existing = yield* customer(org, { email: "seen@example.com" })
-      const member = yield* Fixtures.member(org, "member")
-      const admin = yield* Fixtures.member(org, "admin")
-      const integration = yield* Fixtures.integrationToken(org)
+      const { member, admin, integration } = yield* Fixtures.staff(org)
       const outsider = yield* Fixtures.outsider
       assert.strictEqual((yield* get(path, { token: member.token })).status, 200)
       assert.strictEqual((yield* get(`${path}${existing.id}/`, { token: member.token })).status, 200)

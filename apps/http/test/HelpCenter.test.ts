@@ -14,9 +14,7 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 /** An organization with a member and an integration token, and its help-center paths. */
 const helpCenter = Effect.gen(function* () {
   const org = yield* Fixtures.organization()
-  const member = yield* Fixtures.member(org, "member")
-  const admin = yield* Fixtures.member(org, "admin")
-  const token = yield* Fixtures.integrationToken(org)
+  const { member, admin, integration: token } = yield* Fixtures.staff(org)
   return {
     org,
     member,

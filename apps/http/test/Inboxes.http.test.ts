@@ -256,9 +256,7 @@ layer(TestAppLive, { excludeTestServices: true })("inboxes over HTTP", (it) => {
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       const other = yield* Fixtures.organization()
-      const member = yield* Fixtures.member(org, "member")
-      const admin = yield* Fixtures.member(org, "admin")
-      const integration = yield* Fixtures.integrationToken(org)
+      const { member, admin, integration } = yield* Fixtures.staff(org)
       const inbox = yield* createInbox(org, { name: "Main", email_prefix: "main" })
       const path = `${org.path}inboxes/`
       assert.strictEqual((yield* get(`${path}${inbox.id}/`, { token: member.token })).status, 200)

@@ -25,9 +25,7 @@ layer(TestAppLive, { excludeTestServices: true })("members and personal tokens o
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       const { baseUrl } = yield* TestApp
-      const admin = yield* Fixtures.member(org, "admin")
-      const member = yield* Fixtures.member(org, "member")
-      const integration = yield* Fixtures.integrationToken(org)
+      const { member, admin, integration } = yield* Fixtures.staff(org)
       for (const token of [org.ownerToken, admin.token, member.token, integration]) {
         const list = yield* get(members(org), { token })
         assert.strictEqual(list.status, 200, list.text)
@@ -379,9 +377,7 @@ layer(TestAppLive, { excludeTestServices: true })("members and personal tokens o
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       const other = yield* Fixtures.organization()
-      const agent = yield* Fixtures.member(org, "member")
-      const colleague = yield* Fixtures.member(org, "admin")
-      const integration = yield* Fixtures.integrationToken(org)
+      const { member: agent, admin: colleague, integration } = yield* Fixtures.staff(org)
       const theirs = (yield* post(tokens(org), { token: colleague.token, json: {} })).body
       assert.strictEqual(theirs.name, "")
       assert.strictEqual((yield* get(`${tokens(org)}${theirs.id}/`, { token: agent.token })).status, 404)

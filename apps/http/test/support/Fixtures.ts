@@ -52,6 +52,10 @@ export const member = (org: OrgFixture, role: MemberRole) =>
     return { userId: user.id, email: user.email, token: token.token }
   })
 
+/** A member and an admin of the organization (each with a personal token), and an integration token of it. */
+export const staff = (org: OrgFixture) =>
+  Effect.all({ member: member(org, "member"), admin: member(org, "admin"), integration: integrationToken(org) })
+
 /** An integration token of the organization. */
 export const integrationToken = (org: OrgFixture) =>
   Effect.map(Tokens, (tokens) => tokens).pipe(
