@@ -123,7 +123,7 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
 
 /**
  * Background work the service runs beside its HTTP endpoints (and `helpdesk worker` alone); safe on any number of
- * replicas. Register a worker's layer here.
+ * replicas. Register a worker's layer here. Not traced: a round every second would make a trace a second.
  */
 export const WorkersLive = Layer.mergeAll(
   ExpiredUploadsReaperLive,
@@ -132,7 +132,7 @@ export const WorkersLive = Layer.mergeAll(
   InactivityTimerLive,
   SlaBreachTimerLive,
   WebhookWorkerLive
-).pipe(Layer.provide(TicketServicesLive))
+).pipe(Layer.provide(TicketServicesLive), Layer.provide(Layer.setTracerEnabled(false)))
 
 /**
  * The service listening on `host:port` (port 0: any free port). On shutdown it stops accepting and answers what is

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { NotFound, PermissionDenied } from "../Http/Errors.js"
+import { withSpan } from "../Observability/Spans.js"
 import { AuthCache } from "./AuthCache.js"
 import { CurrentCaller, type Role } from "./CurrentCaller.js"
 import { type Action, allows, deniedDetail } from "./Permissions.js"
@@ -60,10 +61,7 @@ export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@h
           return yield* new PermissionDenied(detail === undefined ? {} : { detail })
         }
         return { organizationId, publicId, role }
-      }).pipe(
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("OrganizationAccess.require", { captureStackTrace: false })
-      )
+      }).pipe(Effect.catchTag("SqlError", Effect.die), withSpan("OrganizationAccess.require"))
 
     return { require } as const
   })

@@ -4,6 +4,7 @@ import { BigInt8, Timestamptz } from "../Database/Columns.js"
 import { dieUndecodable, UndecodableRow } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { AuthCache } from "./AuthCache.js"
 import type { Caller } from "./CurrentCaller.js"
 import * as TokenSecret from "./TokenSecret.js"
@@ -159,7 +160,7 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
           findByHash(digest).pipe(
             Effect.map(Option.flatMap((row) => callerOf(row, digest))),
             dieUndecodable("api_tokens"),
-            Effect.withSpan("Tokens.authenticate", { captureStackTrace: false })
+            withSpan("Tokens.authenticate")
           )
         )
       }).pipe(Effect.orDie)
@@ -210,7 +211,7 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
         Effect.map(Option.getOrUndefined),
         dieUndecodable("api_tokens"),
         Effect.orDie,
-        Effect.withSpan("Tokens.findPersonal")
+        withSpan("Tokens.findPersonal")
       )
 
     /** Revokes one of the user's own personal tokens (another's is unknown to them); revoking twice is harmless. */

@@ -1,6 +1,7 @@
 import type { GlobalCheckpoint } from "@helpdesk/domain"
 import { Duration, Effect } from "effect"
 import { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
+import { withSpan } from "../Observability/Spans.js"
 import { encodeCursor } from "./Cursor.js"
 import { currentEventJson, type EventWire, renderEvent, type Visibility } from "./EventWire.js"
 
@@ -84,7 +85,7 @@ export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/Event
           // A full batch of hidden events: more may follow at once.
           if (!read.full) yield* Effect.sleep(Duration.millis(Math.min(left, Duration.toMillis(FEED_POLL_INTERVAL))))
         }
-      }).pipe(Effect.withSpan("EventFeed.page"))
+      }).pipe(withSpan("EventFeed.page"))
 
     return { page, end } as const
   })

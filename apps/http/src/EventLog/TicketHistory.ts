@@ -1,6 +1,7 @@
 import { describeTicketHistory, type FieldChange, fromRecordedEvents, ticketStreamId } from "@helpdesk/domain"
 import { Effect, Either, Option } from "effect"
 import { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
+import { withSpan } from "../Observability/Spans.js"
 import { currentEventJson, type EventWire, renderEvent, snakeKeys, type Visibility } from "./EventWire.js"
 
 /** A change on the wire: a field's value before and after (values with snake_case keys). */
@@ -56,7 +57,7 @@ export class TicketHistory extends Effect.Service<TicketHistory>()("@helpdesk/ht
           entries.push({ ...wire, summary, changes: changes.map(changeWire) })
         })
         return Option.some(entries)
-      }).pipe(Effect.withSpan("TicketHistory.of"))
+      }).pipe(withSpan("TicketHistory.of"))
 
     return { of } as const
   })

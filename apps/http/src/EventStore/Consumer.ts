@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { type GlobalCheckpoint, GlobalCheckpointStart, type RecordedEvent } from "@helpdesk/domain"
 import { type Duration, Effect, Schema } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import { checkpointFromRow, positionOf } from "./Checkpoint.js"
 import { type GlobalLogFilter, PostgresEventStore } from "./PostgresEventStore.js"
 
@@ -123,7 +124,7 @@ export const processNextBatch = <E, R>(
     )
   }).pipe(
     Effect.catchTag("SqlError", Effect.die),
-    Effect.withSpan("EventStore.processNextBatch", { attributes: { consumerId: consumer.consumerId } })
+    withSpan("EventStore.processNextBatch", { attributes: { consumerId: consumer.consumerId } })
   )
 
 /**

@@ -13,6 +13,7 @@ import {
 } from "@helpdesk/domain"
 import { Effect, Layer, Metric, Option } from "effect"
 import { eventAppendDuration } from "../Observability/Metrics.js"
+import { withSpan } from "../Observability/Spans.js"
 import { checkpointFromRow, positionOf } from "./Checkpoint.js"
 import { type EventRow, eventColumns, eventValueColumns, toRecordedEvent, valuesToRecordedEvent } from "./EventRows.js"
 import { type AppendContext, eventsFor, InlineProjections } from "./InlineProjection.js"
@@ -82,7 +83,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
             }))
           ),
           Effect.orDie,
-          Effect.withSpan("PostgresEventStore.streamState")
+          withSpan("PostgresEventStore.streamState")
         )
 
       const conflictOn = (append: StreamAppend) =>
@@ -208,7 +209,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
             isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)
           ),
           Metric.trackDuration(eventAppendDuration),
-          Effect.withSpan("PostgresEventStore.append", { attributes: { streams: appends.length } })
+          withSpan("PostgresEventStore.append", { attributes: { streams: appends.length } })
         )
       }
 
@@ -219,7 +220,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
         ORDER BY stream_position`.pipe(
           Effect.map((rows) => rows.map(toRecordedEvent)),
           Effect.orDie,
-          Effect.withSpan("PostgresEventStore.readStream")
+          withSpan("PostgresEventStore.readStream")
         )
 
       /**
@@ -248,7 +249,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
             return { events, checkpoint: checkpointAfter(events, checkpoint) }
           }),
           Effect.orDie,
-          Effect.withSpan("PostgresEventStore.readAll")
+          withSpan("PostgresEventStore.readAll")
         )
       }
 
@@ -269,7 +270,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
               : checkpointFromRow(rows[0].transactionId, rows[0].globalPosition)
           ),
           Effect.orDie,
-          Effect.withSpan("PostgresEventStore.head")
+          withSpan("PostgresEventStore.head")
         )
 
       return { append, readStream, readAll, head, streamState } as const

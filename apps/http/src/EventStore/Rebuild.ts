@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from "@effect/sql"
 import type { RecordedEvent } from "@helpdesk/domain"
 import { Effect, Fiber, Schema } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import { eventValueColumns, valuesToRecordedEvent } from "./EventRows.js"
 import { eventsFor, type InlineProjection } from "./InlineProjection.js"
 
@@ -93,7 +94,7 @@ export const rebuildProjections = (
   }).pipe(
     Effect.scoped,
     Effect.catchTag("SqlError", Effect.die),
-    Effect.withSpan("EventStore.rebuildProjections", { attributes: { projections: projections.map((p) => p.name) } })
+    withSpan("EventStore.rebuildProjections", { attributes: { projections: projections.map((p) => p.name) } })
   )
 
 /**

@@ -8,6 +8,7 @@ import { MAX_UPLOAD_BYTES, PendingAttachments, PendingAttachmentsLive } from "..
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { Customers } from "../Customers/Customers.js"
 import { DeliveryRecorder } from "../Mail/DeliveryRecorder.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketCommands } from "../Tickets/TicketCommands.js"
 import { LIMITS } from "../Tickets/TicketRequests.js"
 import { failureReason, readDeliveryStatus } from "./DeliveryStatusReport.js"
@@ -382,7 +383,7 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
             )
           )
         return yield* finish(written.outcome, written.duplicate)
-      }).pipe(Effect.withSpan("InboundMail.receive"))
+      }).pipe(withSpan("InboundMail.receive"))
 
     return { receive } as const
   }),

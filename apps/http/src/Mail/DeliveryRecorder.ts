@@ -1,5 +1,6 @@
 import { ReportDelivery, systemActor } from "@helpdesk/domain"
 import { type DateTime, Effect } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketCommands } from "../Tickets/TicketCommands.js"
 import type { TicketWriteConflict } from "../Tickets/TicketErrors.js"
 
@@ -69,7 +70,7 @@ export class DeliveryRecorder extends Effect.Service<DeliveryRecorder>()("@helpd
               )
             )
           )
-      return attempt(target.ticketId, 0).pipe(Effect.withSpan("DeliveryRecorder.report"))
+      return attempt(target.ticketId, 0).pipe(withSpan("DeliveryRecorder.report"))
     }
 
     return { report } as const

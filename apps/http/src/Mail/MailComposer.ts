@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { BlobStore } from "../Attachments/BlobStore.js"
 import { escapeHtml, sanitizeHtml } from "../Http/Html.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TRACKED_KINDS } from "./DeliveryRecorder.js"
 import { MailSendFailed, type OutgoingMail } from "./MailTransport.js"
 import { OutboxPayload } from "./OutboxRows.js"
@@ -157,7 +158,7 @@ export class MailComposer extends Effect.Service<MailComposer>()("@helpdesk/http
           ...threading,
           attachments: yield* attachmentsOf(row.organizationId, payload.attachment_ids)
         } satisfies OutgoingMail
-      }).pipe(Effect.withSpan("MailComposer.compose"))
+      }).pipe(withSpan("MailComposer.compose"))
 
     return { compose } as const
   }),

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Config, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
 import { SURVEY_TOKEN_PATTERN } from "../Csat/CsatToken.js"
 import { inboxEmailDomain } from "../Inboxes/EmailPrefix.js"
+import { withSpan } from "../Observability/Spans.js"
 import { optionsWithDefaults } from "../Timers/WorkerOptions.js"
 import { DeliveryRecorder, type DeliveryTarget } from "./DeliveryRecorder.js"
 import { MailComposer } from "./MailComposer.js"
@@ -346,7 +347,7 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
             "crashed" as const
           )
         ),
-        Effect.withSpan("MailOutbox.processRow", { attributes: { outboxId: row.id } })
+        withSpan("MailOutbox.processRow", { attributes: { outboxId: row.id } })
       )
 
     const drainOnce = (drainOptions: { readonly now?: Date; readonly batch?: number } = {}) =>
@@ -385,7 +386,7 @@ export const makeMailOutbox = (options: MailOutboxOptions) =>
             lost: 0
           })
         ),
-        Effect.withSpan("MailOutbox.drainOnce")
+        withSpan("MailOutbox.drainOnce")
       )
 
     const drain = (drainOptions: { readonly now?: Date } = {}) =>

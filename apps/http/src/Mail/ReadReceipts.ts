@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Config, DateTime, Effect } from "effect"
 import { replicaSecret } from "../Database/ReplicaSecret.js"
 import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
+import { withSpan } from "../Observability/Spans.js"
 import { DeliveryRecorder, TRACKED_KINDS } from "./DeliveryRecorder.js"
 
 /** The 1×1 transparent GIF every pixel request gets, whatever its token. */
@@ -81,7 +82,7 @@ export class ReadReceipts extends Effect.Service<ReadReceipts>()("@helpdesk/http
         Effect.catchAllCause((cause) =>
           Effect.as(Effect.logWarning("Mail: read receipt not recorded", cause), "failed" as const)
         ),
-        Effect.withSpan("ReadReceipts.opened")
+        withSpan("ReadReceipts.opened")
       )
 
     return { tokenFor, pixelUrl, verify, opened } as const

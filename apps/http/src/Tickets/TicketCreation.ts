@@ -13,6 +13,7 @@ import type { Caller } from "../Auth/CurrentCaller.js"
 import { AutoReplies } from "../AutoReplies/AutoReplies.js"
 import { htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketDirectory } from "./TicketDirectory.js"
 import { TicketInputRefused } from "./TicketErrors.js"
 import { TicketIds } from "./TicketIds.js"
@@ -159,7 +160,7 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
             })
           )
           .pipe(Effect.catchTag("SqlError", Effect.die))
-      }).pipe(Effect.withSpan("TicketCommands.create"))
+      }).pipe(withSpan("TicketCommands.create"))
 
     return { create } as const
   }),

@@ -10,6 +10,7 @@ import {
 } from "@helpdesk/domain"
 import { Effect } from "effect"
 import { detectLanguage } from "../Language/LanguageDetection.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketPipeline } from "./TicketPipeline.js"
 
 /** What an integration learned about a ticket (AI summary, sentiment, transcript, auto-tags, language). */
@@ -47,7 +48,7 @@ export class TicketEnrichment extends Effect.Service<TicketEnrichment>()("@helpd
           if (language !== "" || input.language !== undefined) commands.push(new RecordLanguage({ ...base, language }))
           return commands
         })
-      ).pipe(Effect.withSpan("TicketCommands.enrich"))
+      ).pipe(withSpan("TicketCommands.enrich"))
 
     return { enrich } as const
   }),

@@ -1,6 +1,7 @@
 import { MergeTickets, runTicketMerge, TicketStore } from "@helpdesk/domain"
 import { DateTime, Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketInputRefused } from "./TicketErrors.js"
 import { TicketIds } from "./TicketIds.js"
 import { asTicket, conflictAsError, inOrganization, TicketPipeline } from "./TicketPipeline.js"
@@ -42,7 +43,7 @@ export class TicketMerging extends Effect.Service<TicketMerging>()("@helpdesk/ht
           conflictAsError(sourceId)
         )
         return { source: asTicket(merged.source.state), target: asTicket(merged.target.state) }
-      }).pipe(Effect.withSpan("TicketCommands.merge"))
+      }).pipe(withSpan("TicketCommands.merge"))
 
     return { merge } as const
   }),

@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { htmlTooDeep, htmlToText, sanitizeHtml } from "../Http/Html.js"
 import { detectLanguage } from "../Language/LanguageDetection.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketInputRefused } from "./TicketErrors.js"
 import { TicketIds } from "./TicketIds.js"
 import { TicketOutbox } from "./TicketOutbox.js"
@@ -131,7 +132,7 @@ export class TicketMessages extends Effect.Service<TicketMessages>()("@helpdesk/
         htmlTooDeep(input.contentHtml)
           ? Effect.fail(TicketInputRefused.because({ _tag: "HtmlTooDeep", of: "message" }))
           : attempt(input.ticketId, 0)
-      ).pipe(Effect.withSpan("TicketCommands.addMessage"))
+      ).pipe(withSpan("TicketCommands.addMessage"))
     }
 
     return { addMessage } as const

@@ -4,6 +4,7 @@ import type { Caller } from "../Auth/CurrentCaller.js"
 import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
 import * as PgPool from "../Database/PgPool.js"
 import * as Ordering from "../Http/Ordering.js"
+import { withSpan } from "../Observability/Spans.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
 import { prefixTsQuery } from "../Search/SearchText.js"
 import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
@@ -97,7 +98,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         SELECT view FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
         Effect.map((rows) => rows[0]?.view),
         Effect.orDie,
-        Effect.withSpan("TicketQueries.view", { captureStackTrace: false })
+        withSpan("TicketQueries.view")
       )
 
     /**
@@ -128,7 +129,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
           return { caller, view: Option.isSome(caller) ? (row?.view ?? undefined) : undefined }
         }),
         Effect.orDie,
-        Effect.withSpan("TicketQueries.readableViewForToken", { captureStackTrace: false })
+        withSpan("TicketQueries.readableViewForToken")
       )
 
     /** The stored view of one message of a ticket of the organization, or undefined. */

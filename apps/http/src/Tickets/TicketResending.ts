@@ -1,6 +1,7 @@
 import { ResendCreationEmail } from "@helpdesk/domain"
 import { Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketOutbox } from "./TicketOutbox.js"
 import { TicketPipeline } from "./TicketPipeline.js"
 
@@ -21,7 +22,7 @@ export class TicketResending extends Effect.Service<TicketResending>()("@helpdes
         (_, at) =>
           Effect.map(actorFor(caller, "associate"), (actor) => [new ResendCreationEmail({ ticketId, at, actor })]),
         [outbox.creationEmailResend]
-      ).pipe(Effect.withSpan("TicketCommands.resendCreationEmail"))
+      ).pipe(withSpan("TicketCommands.resendCreationEmail"))
 
     return { resendCreationEmail } as const
   }),

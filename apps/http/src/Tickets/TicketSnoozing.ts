@@ -1,6 +1,7 @@
 import { SnoozeTicket, UnsnoozeTicket } from "@helpdesk/domain"
 import { type DateTime, Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketPipeline } from "./TicketPipeline.js"
 
 /** Use case: snoozing a ticket by hand and taking it out of snooze. */
@@ -12,13 +13,13 @@ export class TicketSnoozing extends Effect.Service<TicketSnoozing>()("@helpdesk/
     const snooze = (organizationId: number, caller: Caller, ticketId: number, until: DateTime.Utc) =>
       onTicket(organizationId, ticketId, (_, at) =>
         Effect.map(actorFor(caller, "associate"), (actor) => [new SnoozeTicket({ ticketId, at, actor, until })])
-      ).pipe(Effect.withSpan("TicketCommands.snooze"))
+      ).pipe(withSpan("TicketCommands.snooze"))
 
     /** Takes the ticket out of snooze (`last_unsnooze_reason: manual`). */
     const unsnooze = (organizationId: number, caller: Caller, ticketId: number) =>
       onTicket(organizationId, ticketId, (_, at) =>
         Effect.map(actorFor(caller, "associate"), (actor) => [new UnsnoozeTicket({ ticketId, at, actor })])
-      ).pipe(Effect.withSpan("TicketCommands.unsnooze"))
+      ).pipe(withSpan("TicketCommands.unsnooze"))
 
     return { snooze, unsnooze } as const
   }),

@@ -1,5 +1,6 @@
 import type { Ticket, TicketCommand } from "@helpdesk/domain"
 import { type DateTime, Effect } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketOutbox } from "./TicketOutbox.js"
 import { TicketPipeline } from "./TicketPipeline.js"
 
@@ -20,10 +21,7 @@ export class TicketSystemCommands extends Effect.Service<TicketSystemCommands>()
         organizationId: number,
         ticketId: number,
         plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>
-      ) =>
-        onTicket(organizationId, ticketId, plan, [outbox.messageEmails]).pipe(
-          Effect.withSpan("TicketCommands.asSystem")
-        )
+      ) => onTicket(organizationId, ticketId, plan, [outbox.messageEmails]).pipe(withSpan("TicketCommands.asSystem"))
 
       return { asSystem } as const
     }),

@@ -16,6 +16,7 @@ import {
 import { Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { CsatPolicy } from "../Csat/CsatPolicy.js"
+import { withSpan } from "../Observability/Spans.js"
 import { TicketInputRefused } from "./TicketErrors.js"
 import { TicketPipeline } from "./TicketPipeline.js"
 
@@ -92,7 +93,7 @@ export class TicketUpdates extends Effect.Service<TicketUpdates>()("@helpdesk/ht
             return commands
           }),
         [csat.offerSurvey]
-      ).pipe(Effect.withSpan("TicketCommands.update"))
+      ).pipe(withSpan("TicketCommands.update"))
 
     return { update } as const
   }),

@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { runTicketBatch, type TicketCommand, TicketStore } from "@helpdesk/domain"
 import { Cause, type Context, DateTime, Effect, Either } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import { type BatchResult, drain, type SweepResult } from "./Sweep.js"
 
 /** A ticket a timer claimed: the row's ticket and organization, with whatever else the timer's command needs. */
@@ -34,11 +35,10 @@ export const dueSweeps = (
   claim: (now: DateTime.Utc, limit: number) => Effect.Effect<BatchResult, unknown>
 ): DueSweeps => {
   const sweepBatch = (now: DateTime.Utc, limit = batchSize): Effect.Effect<BatchResult> =>
-    sql.withTransaction(claim(now, limit)).pipe(Effect.orDie, Effect.withSpan(`${span}.sweepBatch`))
+    sql.withTransaction(claim(now, limit)).pipe(Effect.orDie, withSpan(`${span}.sweepBatch`))
   return {
     sweepBatch,
-    sweep: (now) =>
-      drain(Effect.succeed(now), (at) => sweepBatch(at), batchSize).pipe(Effect.withSpan(`${span}.sweep`)),
+    sweep: (now) => drain(Effect.succeed(now), (at) => sweepBatch(at), batchSize).pipe(withSpan(`${span}.sweep`)),
     sweepDue: drain(DateTime.now, (now) => sweepBatch(now), batchSize)
   }
 }

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect } from "effect"
 import { Agent, request } from "undici"
 import { redactUrl } from "../Http/Redaction.js"
+import { withSpan } from "../Observability/Spans.js"
 import { guardedLookup, isPrivateAddress, RefusedAddress } from "./AddressPolicy.js"
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from "./Signature.js"
 import type { WebhookOptions } from "./WebhookOptions.js"
@@ -240,7 +241,7 @@ export const deliveryRounds = (options: WebhookOptions) =>
       const results = yield* Effect.forEach(claimed, deliverOne, { concurrency: "unbounded" })
       const succeeded = results.filter((ok) => ok).length
       return { claimed: claimed.length, succeeded, failed: claimed.length - succeeded }
-    }).pipe(Effect.withSpan("Webhooks.deliveryRound"))
+    }).pipe(withSpan("Webhooks.deliveryRound"))
 
     /** Deletes finished deliveries (and their attempts) older than the log's retention, and orphan checkpoints. */
     const prune = Effect.gen(function* () {

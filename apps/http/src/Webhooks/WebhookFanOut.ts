@@ -3,6 +3,7 @@ import type { RecordedEvent } from "@helpdesk/domain"
 import { Effect } from "effect"
 import { catchUp } from "../EventStore/Consumer.js"
 import type { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
+import { withSpan } from "../Observability/Spans.js"
 import { webhookBody } from "./WebhookBody.js"
 import { webhookConsumerId } from "./Webhooks.js"
 
@@ -86,4 +87,4 @@ export const fanOutRound: Effect.Effect<number, never, SqlClient.SqlClient | Pos
     const read = yield* Effect.forEach(behind, (webhook) => catchUp(webhookConsumer(webhook)), { concurrency: 4 })
     return read.reduce((sum, n) => sum + n, 0)
   }
-).pipe(Effect.withSpan("Webhooks.fanOutRound"))
+).pipe(withSpan("Webhooks.fanOutRound"))

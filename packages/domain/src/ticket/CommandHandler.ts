@@ -192,7 +192,8 @@ const ticketUnitOfWork = <A, E, R>(
         schedule: options.retry ?? defaultConflictRetry,
         while: (error) => error instanceof StreamVersionConflict
       }),
-      Effect.withSpan(span, { attributes })
+      // No call-site stack: captured on every write even when nothing traces, and the span's name says where.
+      Effect.withSpan(span, { attributes, captureStackTrace: false })
     )
   )
 
