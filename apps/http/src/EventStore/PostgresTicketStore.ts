@@ -14,10 +14,17 @@ import {
   type WriteOptions
 } from "@helpdesk/domain"
 import { type DateTime, Effect, Either, Layer } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import { waitingSinceAfter } from "../Tickets/ReadModel/WaitingSince.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { PostgresEventStore, PostgresEventStoreLive } from "./PostgresEventStore.js"
-import { decodeSnapshot, emptyFold, snapshotVersionAfter, type TicketFold } from "./TicketSnapshot.js"
+import {
+  decodeSnapshot,
+  emptyFold,
+  snapshotVersionAfter,
+  type TicketFold,
+  type TicketHandover
+} from "./TicketSnapshot.js"
 
 /** Where a load found the ticket's state before reading the events after it. */
 export type FoldSource = "cache" | "snapshot" | "stream" | "none"
@@ -200,7 +207,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           })
         }).pipe(
           Effect.catchTag("SqlError", Effect.die),
-          Effect.withSpan("PostgresTicketStore.loadMany", { attributes: { tickets: ticketIds.length } })
+          withSpan("PostgresTicketStore.loadMany", { attributes: { tickets: ticketIds.length } })
         )
 
       const load = (ticketId: number): Effect.Effect<LoadedFold, EventDecodeError> =>
@@ -209,8 +216,11 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
       const append = (writes: ReadonlyArray<TicketWrite>, options: WriteOptions) =>
         Effect.gen(function* () {
           const appends = writes.map((write) => streamAppendOf(write, options))
-          const folds = new Map<string, TicketFold>()
-          for (const write of writes) if (isFold(write.before)) folds.set(ticketStreamId(write.ticketId), write.before)
+          const folds = new Map<string, TicketHandover>()
+          for (const write of writes) {
+            if (isFold(write.before))
+              folds.set(ticketStreamId(write.ticketId), { before: write.before, events: write.events })
+          }
           // Always inside `transaction` (the pipeline's unit of work): no savepoint of the event store's own.
           const results = yield* events.append(appends, { folds }, { inTransaction: true })
           writes.forEach((write, i) => {
@@ -232,7 +242,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
             })
           })
           return results
-        }).pipe(Effect.withSpan("PostgresTicketStore.append"))
+        }).pipe(withSpan("PostgresTicketStore.append"))
 
       const transaction = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
         sql

@@ -1,5 +1,6 @@
-import type { TicketState } from "@helpdesk/domain"
+import type { RecordedEvent, TicketEvent, TicketState } from "@helpdesk/domain"
 import { DateTime } from "effect"
+import type { AppendContext } from "./InlineProjection.js"
 
 /**
  * A ticket stream folded up to `version`, with what the `tickets` projection folds beside the domain's state
@@ -11,6 +12,28 @@ export interface TicketFold {
   readonly version: number
   readonly waitingSince: DateTime.Utc | null
   readonly snapshotVersion: number
+}
+
+/**
+ * What a ticket writer hands its stream's projections in the append's context (`AppendContext.folds`): the fold the
+ * write was decided on and the write's events as the domain decided them, so a projection evolves the fold without
+ * reading the stream or decoding the events it was just given.
+ */
+export interface TicketHandover {
+  readonly before: TicketFold
+  readonly events: ReadonlyArray<TicketEvent>
+}
+
+/** The handover for `streamId`, when its events are exactly `recorded` (the stream's new events, in order). */
+export const handoverOf = (
+  context: AppendContext | undefined,
+  streamId: string,
+  recorded: ReadonlyArray<RecordedEvent>
+): TicketHandover | undefined => {
+  const handover = context?.folds.get(streamId) as TicketHandover | undefined
+  if (handover === undefined || handover.events.length !== recorded.length) return undefined
+  const { version } = handover.before
+  return recorded.every((event, i) => event.streamPosition === version + i + 1) ? handover : undefined
 }
 
 /** The fold of an empty stream. */

@@ -10,7 +10,8 @@ import {
 import { Effect, Either } from "effect"
 import { eventsByStream, readStreamEvents } from "../EventStore/EventsByStream.js"
 import type { InlineProjection } from "../EventStore/InlineProjection.js"
-import type { TicketFold } from "../EventStore/TicketSnapshot.js"
+import { handoverOf } from "../EventStore/TicketSnapshot.js"
+import { withSpan } from "../Observability/Spans.js"
 import { foldFacts, type SlaFacts } from "./SlaClock.js"
 import { writeStates } from "./SlaState.js"
 
@@ -53,15 +54,18 @@ export const slaProjection: InlineProjection = {
         const version = row?.version ?? 0
         const last = list[list.length - 1]!.streamPosition
         if (last <= version) continue
-        const handed = context?.folds.get(streamId) as TicketFold | undefined
+        const handover = handoverOf(context, streamId, list)
         let before: TicketState | undefined
-        if (handed !== undefined && handed.version === version && continues(version, list)) before = handed.state
-        else if (version === 0 && continues(0, list)) before = initialState
+        let decided: ReadonlyArray<TicketEvent> | undefined
+        if (handover !== undefined && handover.before.version === version) {
+          before = handover.before.state
+          decided = handover.events
+        } else if (version === 0 && continues(0, list)) before = initialState
         if (before === undefined) {
           missing.push(streamId)
           continue
         }
-        const { facts } = foldFacts(row?.facts ?? null, before, decodeAll(list))
+        const { facts } = foldFacts(row?.facts ?? null, before, decided ?? decodeAll(list))
         if (facts !== null) folded.push({ streamId, version: last, facts })
       }
       if (missing.length > 0) {
@@ -77,6 +81,6 @@ export const slaProjection: InlineProjection = {
         else list.push(ticket)
       }
       for (const [organizationId, tickets] of byOrganization) yield* writeStates(organizationId, tickets)
-    }).pipe(Effect.withSpan("SlaProjection.apply")),
+    }).pipe(withSpan("SlaProjection.apply")),
   reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_ticket_sla`).pipe(Effect.asVoid)
 }

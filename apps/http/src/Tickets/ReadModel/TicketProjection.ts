@@ -16,13 +16,9 @@ import {
 } from "@helpdesk/domain"
 import { DateTime, Effect, Either } from "effect"
 import { eventsByStream, readStreamEvents } from "../../EventStore/EventsByStream.js"
-import {
-  type AppendContext,
-  type InlineProjection,
-  InlineProjections,
-  type Replayer
-} from "../../EventStore/InlineProjection.js"
-import { encodeSnapshot, snapshotVersionAfter, type TicketFold } from "../../EventStore/TicketSnapshot.js"
+import { type InlineProjection, InlineProjections, type Replayer } from "../../EventStore/InlineProjection.js"
+import { encodeSnapshot, handoverOf, snapshotVersionAfter } from "../../EventStore/TicketSnapshot.js"
+import { withSpan } from "../../Observability/Spans.js"
 import { searchDocument } from "../../Search/SearchText.js"
 import { slaProjection } from "../../Sla/SlaProjection.js"
 import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
@@ -117,17 +113,6 @@ const foldDecoded = (fold: StreamFold, events: ReadonlyArray<TicketEvent>): void
   fold.version += events.length
 }
 
-/** The fold a writer handed over for `streamId`, when it continues exactly where `events` (its new ones) start. */
-const handedFold = (
-  context: AppendContext | undefined,
-  streamId: string,
-  events: ReadonlyArray<RecordedEvent>
-): TicketFold | undefined => {
-  const fold = context?.folds.get(streamId) as TicketFold | undefined
-  if (fold === undefined) return undefined
-  return events.every((event, i) => event.streamPosition === fold.version + i + 1) ? fold : undefined
-}
-
 /**
  * A fold's read-model rows. A message row is written only when an event after `previousVersion` changed that
  * message, so a reply to a long ticket writes one message row, not all of them; and a message row's
@@ -192,8 +177,9 @@ export const ticketProjection: InlineProjection = {
       // Streams whose writer handed over its fold: evolved with only their new events, nothing read. (A row that is
       // ahead or behind, during a rebuild, is settled by the version guards of the writes.)
       for (const [streamId, list] of streams) {
-        const handed = handedFold(context, streamId, list)
-        if (handed === undefined) continue
+        const handover = handoverOf(context, streamId, list)
+        if (handover === undefined) continue
+        const handed = handover.before
         streams.delete(streamId)
         const fold: StreamFold = {
           ...handed,
@@ -201,7 +187,7 @@ export const ticketProjection: InlineProjection = {
           changedAt: new Map()
         }
         const previous = handed.state._tag === "Ticket" ? handed.state.messages : []
-        foldDecoded(fold, decodeAll(list))
+        foldDecoded(fold, handover.events)
         const rows = rowsOf(streamId, fold, handed.version)
         if (rows !== null) folded.push(withRemoved(rows, previous, fold.messages))
       }
@@ -229,7 +215,7 @@ export const ticketProjection: InlineProjection = {
         if (stream !== null) folded.push(stream)
       }
       yield* writeRows(folded)
-    }).pipe(Effect.withSpan("TicketProjection.apply")),
+    }).pipe(withSpan("TicketProjection.apply")),
   reset: Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`TRUNCATE hd_tickets, hd_ticket_messages, hd_ticket_snapshots`
