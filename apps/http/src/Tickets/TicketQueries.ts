@@ -4,6 +4,7 @@ import type { Caller } from "../Auth/CurrentCaller.js"
 import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
 import * as PgPool from "../Database/PgPool.js"
 import * as Ordering from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { withSpan } from "../Observability/Spans.js"
 import type { Criteria } from "../PresetFilters/Criteria.js"
 import { prefixTsQuery } from "../Search/SearchText.js"
@@ -167,6 +168,17 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
           ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
           Effect.map((rows) => rows.map((row) => row.view)),
           Effect.orDie
+        ),
+      // No row when the ticket is another organization's: then `count` tells it apart from an empty page.
+      fetchCounted: (window: { readonly limit: number; readonly offset: number }) =>
+        sql<{ view: StoredMessageView; total: string }>`
+          SELECT view, (SELECT count(*) FROM hd_ticket_messages c WHERE c.ticket_id = ${ticketId}) AS total
+          FROM hd_ticket_messages
+          WHERE ticket_id = ${ticketId} AND EXISTS (
+            SELECT 1 FROM hd_tickets t WHERE t.ticket_id = ${ticketId} AND t.organization_id = ${String(organizationId)})
+          ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+          Effect.map(Pagination.countedViews),
+          Effect.orDie
         )
     })
 
@@ -245,6 +257,13 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
             SELECT view FROM hd_tickets WHERE ${where}
             ORDER BY ${orderBy} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
             Effect.map((rows) => rows.map((row) => row.view)),
+            Effect.orDie
+          ),
+        fetchCounted: (window: { readonly limit: number; readonly offset: number }) =>
+          sql<{ view: StoredTicketView; total: string }>`
+            SELECT view, (SELECT count(*) FROM hd_tickets WHERE ${where}) AS total FROM hd_tickets WHERE ${where}
+            ORDER BY ${orderBy} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
+            Effect.map(Pagination.countedViews),
             Effect.orDie
           )
       }
