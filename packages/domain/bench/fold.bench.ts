@@ -32,6 +32,7 @@ import {
   type UserRef
 } from "@helpdesk/domain"
 import { DateTime, Either } from "effect"
+import { emailTicketFields } from "../test/utils/fixtures.js"
 
 const TICKETS = Number(process.env.TICKETS ?? 10_000)
 const EVENTS_PER_TICKET = 100
@@ -54,17 +55,12 @@ const ticketEvents = (id: number): Array<TicketEvent> => {
       {
         ...base(0),
         by: id % 2 === 0 ? associate : customer,
+        ...emailTicketFields,
         ticketId: id,
         publicId: `T-${id}`,
-        organizationId: "acme",
         subject: `Ticket ${id}`,
-        description: "Something broke",
-        descriptionHtml: "<p>Something broke</p>",
         kind: "text",
-        inbox: { id: 1, name: "Support", emailPrefix: "support", customerInteractionStyle: "helpdesk" },
-        channel: { type: "email", connectionId: 1 },
-        origin: "email",
-        customer: { id, name: "C", email: "c@x.test", isSpam: false, company: null, isCompanyManager: false },
+        customer: { ...emailTicketFields.customer, id },
         externalRecipientEmails: ["cc@x.test"],
         bccRecipientEmails: [],
         fromEmail: "c@x.test",

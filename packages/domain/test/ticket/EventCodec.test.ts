@@ -13,7 +13,15 @@ import {
 import { DateTime, Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { addMessage, alice, customer, customerRef, minute, ticketCreated } from "../utils/fixtures.js"
+import {
+  addMessage,
+  alice,
+  customer,
+  emailTicketFields,
+  minute,
+  storedMessageV1,
+  ticketCreated
+} from "../utils/fixtures.js"
 
 const recorded = (type: string, schemaVersion: number, data: unknown): RecordedEvent => ({
   eventId: "e",
@@ -107,15 +115,7 @@ describe("upcasting older event versions at read time", () => {
       at: "2026-01-05T09:00:00.000Z",
       by: { role: "customer", user: { id: 3, email: "carol@customer.test", name: "Carol", profilePictureUrl: "" } },
       ticketId: 42,
-      publicId: "T-42",
-      organizationId: "acme",
-      subject: "Printer on fire",
-      description: "It is on fire.",
-      descriptionHtml: "<p>It is on fire.</p>",
-      inbox: { id: 1, name: "Support", emailPrefix: "support", customerInteractionStyle: "helpdesk" },
-      channel: { type: "email", connectionId: 5 },
-      origin: "email",
-      customer: customerRef,
+      ...emailTicketFields,
       ccEmails: ["cc@customer.test"],
       from: { email: "carol@customer.test", name: "Carol" },
       attachments: [],
@@ -134,24 +134,7 @@ describe("upcasting older event versions at read time", () => {
       _tag: "MessageAdded",
       at: "2026-01-05T09:10:00.000Z",
       by: { role: "associate", user: alice },
-      message: {
-        id: 100,
-        author: alice,
-        role: "associate",
-        sender: null,
-        content: "Checked the logs",
-        contentHtml: "",
-        kind: "text",
-        hasRawContent: false,
-        internal: true,
-        externalRecipientEmails: [],
-        bccRecipientEmails: [],
-        nextAssignee: null,
-        nextPriority: null,
-        nextAction: "",
-        attachments: [],
-        createdAt: "2026-01-05T09:10:00.000Z"
-      }
+      message: storedMessageV1()
     }
     const e = decoded(recorded("MessageAdded", 1, v1)) as MessageAdded
     expect(e).toBeInstanceOf(MessageAdded)

@@ -32,21 +32,26 @@ export const customerRef = {
   isCompanyManager: false
 }
 
+/** What a ticket created by email says of itself, as plain JSON (the same in every schema version). */
+export const emailTicketFields = {
+  publicId: "T-42",
+  organizationId: "acme",
+  subject: "Printer on fire",
+  description: "It is on fire.",
+  descriptionHtml: "<p>It is on fire.</p>",
+  inbox: { id: 1, name: "Support", emailPrefix: "support", customerInteractionStyle: "helpdesk" },
+  channel: { type: "email", connectionId: 5 },
+  origin: "email",
+  customer: customerRef
+} as const
+
 /** A `CreateTicket` from the customer by email, with overrides. */
 export const createTicket = (overrides: Partial<ConstructorParameters<typeof CreateTicket>[0]> = {}) =>
   new CreateTicket({
     ticketId,
     at: minute(0),
     actor: customer,
-    publicId: "T-42",
-    organizationId: "acme",
-    subject: "Printer on fire",
-    description: "It is on fire.",
-    descriptionHtml: "<p>It is on fire.</p>",
-    inbox: { id: 1, name: "Support", emailPrefix: "support", customerInteractionStyle: "helpdesk" },
-    channel: { type: "email", connectionId: 5 },
-    origin: "email",
-    customer: customerRef,
+    ...emailTicketFields,
     externalRecipientEmails: ["cc@customer.test"],
     bccRecipientEmails: ["audit@customer.test"],
     fromEmail: "carol@customer.test",
@@ -73,6 +78,27 @@ export const addMessage = (overrides: Partial<ConstructorParameters<typeof AddMe
     isVisibleToCustomer: true,
     ...overrides
   })
+
+/** A message as version 1 of `MessageAdded` stored it (an `internal` flag, no `sendsEmail`), with overrides. */
+export const storedMessageV1 = (overrides: Record<string, unknown> = {}) => ({
+  id: 100,
+  author: alice,
+  role: "associate",
+  sender: null,
+  content: "Checked the logs",
+  contentHtml: "",
+  kind: "text",
+  hasRawContent: false,
+  internal: true,
+  externalRecipientEmails: [],
+  bccRecipientEmails: [],
+  nextAssignee: null,
+  nextPriority: null,
+  nextAction: "",
+  attachments: [],
+  createdAt: "2026-01-05T09:10:00.000Z",
+  ...overrides
+})
 
 /** Shorthand for a timeline of events. */
 export const history = (...events: ReadonlyArray<TicketEvent>): ReadonlyArray<TicketEvent> => events
