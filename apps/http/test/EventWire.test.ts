@@ -1,5 +1,6 @@
 import { GlobalCheckpoint, type RecordedEvent } from "@helpdesk/domain"
 import { describe, expect, it } from "vitest"
+import { storedMessageV1 } from "../../../packages/domain/test/utils/fixtures.js"
 import { currentEventJson, renderEvent, ticketIdOfStream } from "../src/EventLog/EventWire.js"
 
 const recorded = (type: string, data: Record<string, unknown>, schemaVersion = 1): RecordedEvent => ({
@@ -64,24 +65,13 @@ describe("the wire form of an event", () => {
     const v1 = recorded(
       "MessageAdded",
       {
-        message: {
+        message: storedMessageV1({
           id: 9,
           author: null,
-          role: "associate",
-          sender: null,
           content: "old note",
-          contentHtml: "",
           kind: "",
-          hasRawContent: false,
-          internal: true,
-          externalRecipientEmails: [],
-          bccRecipientEmails: [],
-          nextAssignee: null,
-          nextPriority: null,
-          nextAction: "",
-          attachments: [],
           createdAt: "2026-01-05T09:00:00.000Z"
-        }
+        })
       },
       1
     )

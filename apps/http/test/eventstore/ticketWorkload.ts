@@ -14,9 +14,8 @@ import {
   type UserRef
 } from "@helpdesk/domain"
 import { DateTime } from "effect"
+import { alice, associate, customerRef } from "../../../../packages/domain/test/utils/fixtures.js"
 
-const alice: UserRef = { id: 1, email: "alice@support.test", name: "Alice", profilePictureUrl: "" }
-const associate: Actor = { role: "associate", user: alice }
 const customerUser: UserRef = { id: 900, email: "carol@customer.test", name: "Carol", profilePictureUrl: "" }
 const customer: Actor = { role: "customer", user: customerUser }
 
@@ -37,14 +36,7 @@ export const ticketLifecycle = (ticketId: number, organizationId = "acme"): Read
       inbox: { id: 1 + (ticketId % 3), name: "Support", emailPrefix: "support", customerInteractionStyle: "helpdesk" },
       channel: { type: "email", connectionId: 5 },
       origin: "email",
-      customer: {
-        id: 7,
-        name: "Carol",
-        email: "carol@customer.test",
-        isSpam: false,
-        company: null,
-        isCompanyManager: false
-      },
+      customer: customerRef,
       externalRecipientEmails: ["cc@customer.test"],
       fromEmail: "carol@customer.test",
       fromName: "Carol"
