@@ -7,12 +7,17 @@ import { compileStored, type WeeklyHours } from "../src/BusinessHours/Validation
 import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
 import { del, get, patch, post, put } from "./support/TestApp.js"
 import {
+  customerReply,
+  inAnHour,
+  inboundTicket,
   organization,
   postMessage,
-  readTicket,
+  readTicketBody,
+  snoozeTicket,
   type TicketOrg,
   ticket,
   ticketPath,
+  unsnoozeTicket,
   updateTicket,
   withTicketServices
 } from "./TicketsSupport.js"
@@ -27,16 +32,12 @@ const createPolicy = (org: TicketOrg, json: Record<string, unknown>) =>
     assert.strictEqual(response.status, 201, response.text)
   ).pipe(Effect.map((response) => response.body as { id: number; name: string; position: number }))
 
-/** A ticket an integration recorded from the customer (no reply yet). */
-const inbound = (org: TicketOrg, body: Record<string, unknown> = {}) =>
-  ticket(org, { created_by_role: "customer", ...body }, org.integration)
-
 /** A new organization with the one SLA policy `policy`, and an inbound ticket under it. */
 const inboundUnderPolicy = (policy: Record<string, unknown>) =>
   Effect.gen(function* () {
     const org = yield* organization
     yield* createPolicy(org, policy)
-    const t = yield* inbound(org)
+    const t = yield* inboundTicket(org)
     return { org, t }
   })
 
@@ -135,14 +136,14 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
         business_hours: false,
         position: 1
       })
-      const plain = yield* inbound(org)
+      const plain = yield* inboundTicket(org)
       const created = ms(plain.created_at)
       assert.deepStrictEqual(plain.sla_policy, { id: fallback.id, name: "Everyone" })
       assert.strictEqual(ms(plain.first_reply_due_at), created + 240 * MINUTE)
       assert.isNull(plain.resolution_due_at)
       assert.strictEqual(plain.sla_breached, false)
 
-      const hot = yield* inbound(org, { priority: "urgent" })
+      const hot = yield* inboundTicket(org, { priority: "urgent" })
       assert.deepStrictEqual(hot.sla_policy, { id: urgent.id, name: "Urgent" })
       assert.strictEqual(ms(hot.first_reply_due_at), ms(hot.created_at) + 15 * MINUTE)
       assert.strictEqual(ms(hot.resolution_due_at), ms(hot.created_at) + 600 * MINUTE)
@@ -157,10 +158,10 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
 
       // An internal note is no reply; a reply to the customer is.
       yield* postMessage(org, plain.id, { content: "Looking into it", is_visible_to_customer: false })
-      assert.isNotNull((yield* readTicket(org, plain.id)).body.first_reply_due_at)
+      assert.isNotNull((yield* readTicketBody(org, plain.id)).first_reply_due_at)
       const reply = yield* postMessage(org, plain.id, { content: "We are on it." })
       assert.strictEqual(reply.status, 201, reply.text)
-      const replied = (yield* readTicket(org, plain.id)).body
+      const replied = yield* readTicketBody(org, plain.id)
       assert.isNull(replied.first_reply_due_at)
       assert.isNull(replied.next_reply_due_at)
 
@@ -179,19 +180,19 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
         business_hours: false
       })
       yield* postMessage(org, t.id, { content: "Hello, checking." })
-      assert.isNull((yield* readTicket(org, t.id)).body.next_reply_due_at)
-      const customer = yield* postMessage(org, t.id, { content: "Any news?", role: "customer" }, org.integration)
+      assert.isNull((yield* readTicketBody(org, t.id)).next_reply_due_at)
+      const customer = yield* customerReply(org, t.id, "Any news?")
       assert.strictEqual(customer.status, 201, customer.text)
-      const waiting = (yield* readTicket(org, t.id)).body
+      const waiting = yield* readTicketBody(org, t.id)
       assert.strictEqual(
         ms(waiting.next_reply_due_at),
         ms((customer.body as { created_at: string }).created_at) + 45 * MINUTE
       )
       // A second customer message does not move the clock: the first unanswered one started it.
-      yield* postMessage(org, t.id, { content: "Hello??", role: "customer" }, org.integration)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.next_reply_due_at, waiting.next_reply_due_at)
+      yield* customerReply(org, t.id, "Hello??")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).next_reply_due_at, waiting.next_reply_due_at)
       yield* postMessage(org, t.id, { content: "Here is the answer." })
-      assert.isNull((yield* readTicket(org, t.id)).body.next_reply_due_at)
+      assert.isNull((yield* readTicketBody(org, t.id)).next_reply_due_at)
     })
   )
 
@@ -200,16 +201,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const { org, t } = yield* inboundUnderPolicy({ name: "Resolve", resolution_minutes: 600, business_hours: false })
       const created = ms(t.created_at)
       assert.strictEqual(ms(t.resolution_due_at), created + 600 * MINUTE)
-      const snoozed = yield* post(ticketPath(org, t.id, "snooze/"), {
-        token: org.ownerToken,
-        json: { until: new Date(Date.now() + 3_600_000).toISOString() }
-      })
+      const snoozed = yield* snoozeTicket(org, t.id, inAnHour())
       assert.strictEqual(snoozed.status, 200, snoozed.text)
       assert.isNull((snoozed.body as { resolution_due_at: unknown }).resolution_due_at)
       yield* Effect.sleep("50 millis")
-      const unsnoozed = yield* post(ticketPath(org, t.id, "unsnooze/"), { token: org.ownerToken })
+      const unsnoozed = yield* unsnoozeTicket(org, t.id)
       assert.strictEqual(unsnoozed.status, 200, unsnoozed.text)
-      const back = (yield* readTicket(org, t.id)).body
+      const back = yield* readTicketBody(org, t.id)
       const pausedFor = ms(back.last_snooze_ended_at) - ms((snoozed.body as { updated_at: string }).updated_at)
       assert.isAbove(pausedFor, 0)
       assert.strictEqual(ms(back.resolution_due_at), created + 600 * MINUTE + pausedFor)
@@ -218,7 +216,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const policyList = yield* get(policies(org), { token: org.ownerToken })
       const id = (policyList.body as { results: Array<{ id: number }> }).results[0]!.id
       yield* patch(`${policies(org)}${id}/`, { token: org.ownerToken, json: { pause_when_snoozed: false } })
-      assert.strictEqual(ms((yield* readTicket(org, t.id)).body.resolution_due_at), created + 600 * MINUTE)
+      assert.strictEqual(ms((yield* readTicketBody(org, t.id)).resolution_due_at), created + 600 * MINUTE)
     })
   )
 
@@ -231,7 +229,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       yield* sweepAt(due)
       yield* sweepAt(due + MINUTE)
       assert.deepStrictEqual(yield* breachEvents(t.id), [{ target: "first_reply", dueAt: new Date(due).toISOString() }])
-      const after = (yield* readTicket(org, t.id)).body
+      const after = yield* readTicketBody(org, t.id)
       assert.strictEqual(after.sla_breached, true)
       // Still due (not replied): the due time stays; the breach is recorded once.
       assert.strictEqual(ms(after.first_reply_due_at), due)
@@ -275,7 +273,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
           }
         }
       }
-      const recomputed = (yield* readTicket(org, t.id)).body
+      const recomputed = yield* readTicketBody(org, t.id)
       assert.strictEqual(ms(recomputed.resolution_due_at), expected([]))
 
       // Tomorrow and the day after closed: the due time moves past them.
@@ -288,7 +286,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const exceptions = [
         { id: 1, date: tomorrow, name: "Closed", repeats_yearly: false, opens_at: null, closes_at: null }
       ]
-      assert.strictEqual(ms((yield* readTicket(org, t.id)).body.resolution_due_at), expected(exceptions))
+      assert.strictEqual(ms((yield* readTicketBody(org, t.id)).resolution_due_at), expected(exceptions))
     })
   )
 })

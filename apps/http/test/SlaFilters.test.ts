@@ -7,20 +7,18 @@ import { recomputeOrganization } from "../src/Sla/SlaState.js"
 import { decodeStoredTicketView } from "../src/Tickets/ReadModel/StoredViews.js"
 import { get, post } from "./support/TestApp.js"
 import {
+  inAnHour,
+  inboundTicket,
   organization,
   postMessage,
+  snoozeTicket,
   type TicketOrg,
-  ticket,
   ticketPath,
   updateTicket,
   withTicketServices
 } from "./TicketsSupport.js"
 
 const TestLayer = withTicketServices(SlaBreachTimer.Default)
-
-/** A ticket an integration recorded from the customer (no reply yet). */
-const inbound = (org: TicketOrg, body: Record<string, unknown> = {}) =>
-  ticket(org, { created_by_role: "customer", ...body }, org.integration)
 
 const list = (org: TicketOrg, query: string) => get(`${org.tickets}?page_size=100&${query}`, { token: org.ownerToken })
 
@@ -69,7 +67,7 @@ const world = Effect.gen(function* () {
     json: { name: "Urgent", priorities: ["urgent"], first_reply_minutes: 30, business_hours: false }
   })
   assert.strictEqual(created.status, 201, created.text)
-  const urgent = () => inbound(org, { priority: "urgent" })
+  const urgent = () => inboundTicket(org, { priority: "urgent" })
 
   const dueSoon = yield* urgent()
   // Overdue: first reply due 90 minutes ago; the timer, run now, records its breach (the due time stays pending).
@@ -84,17 +82,14 @@ const world = Effect.gen(function* () {
     Effect.timeout("10 seconds"),
     Effect.orDie
   )
-  const noPolicy = yield* inbound(org, { priority: "low" })
+  const noPolicy = yield* inboundTicket(org, { priority: "low" })
   const closed = yield* urgent()
   const closing = yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
   assert.strictEqual(closing.status, 200, closing.text)
   const replied = yield* urgent()
   assert.strictEqual((yield* postMessage(org, replied.id, { content: "On it." })).status, 201)
   const snoozed = yield* urgent()
-  const snoozing = yield* post(ticketPath(org, snoozed.id, "snooze/"), {
-    token: org.ownerToken,
-    json: { until: new Date(Date.now() + 3_600_000).toISOString() }
-  })
+  const snoozing = yield* snoozeTicket(org, snoozed.id, inAnHour())
   assert.strictEqual(snoozing.status, 200, snoozing.text)
   const all = [dueSoon, overdue, noPolicy, closed, replied, snoozed].map((t) => t.id as number)
   return { org, all, dueSoon: dueSoon.id as number, overdue: overdue.id as number }

@@ -74,9 +74,32 @@ export const ticketPath = (org: TicketOrg, id: number, rest = "") => `${org.tick
 /** Reads a ticket. */
 export const readTicket = (org: TicketOrg, id: number) => get(ticketPath(org, id), { token: org.ownerToken })
 
+/** Reads a ticket, failing the test unless it is 200, and answers its body. */
+export const readTicketBody = (org: TicketOrg, id: number) =>
+  Effect.map(readTicket(org, id), (response) => {
+    assert.strictEqual(response.status, 200, response.text)
+    return response.body
+  })
+
+/** A ticket an integration recorded from the customer (no reply yet). */
+export const inboundTicket = (org: TicketOrg, body: Record<string, unknown> = {}) =>
+  ticket(org, { created_by_role: "customer", ...body }, org.integration)
+
 /** Posts a message as the owner (or with the token given). */
 export const postMessage = (org: TicketOrg, id: number, body: Record<string, unknown>, token?: string) =>
   post(ticketPath(org, id, "messages/"), { token: token ?? org.ownerToken, json: body })
+
+/** Posts the customer's reply `content`, recorded by the organization's integration. */
+export const customerReply = (org: TicketOrg, id: number, content: string) =>
+  postMessage(org, id, { content, role: "customer" }, org.integration)
+
+/** Snoozes a ticket as the owner until the ISO instant `until`, and answers the response. */
+export const snoozeTicket = (org: TicketOrg, id: number, until: string) =>
+  post(ticketPath(org, id, "snooze/"), { token: org.ownerToken, json: { until } })
+
+/** Unsnoozes a ticket as the owner, and answers the response. */
+export const unsnoozeTicket = (org: TicketOrg, id: number) =>
+  post(ticketPath(org, id, "unsnooze/"), { token: org.ownerToken })
 
 /** PATCHes a ticket as the owner. */
 export const updateTicket = (org: TicketOrg, id: number, body: Record<string, unknown>) =>

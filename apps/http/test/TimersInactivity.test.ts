@@ -3,15 +3,20 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
 import { backfillWaitingSince } from "../src/Database/migrations/0071_timers.js"
 import { InactivityTimer } from "../src/Timers/InactivityTimer.js"
-import { get, patch, post } from "./support/TestApp.js"
+import { get, patch } from "./support/TestApp.js"
 import {
+  customerReply,
+  inboundTicket,
   organization,
   outbox,
   postMessage,
   readTicket,
+  readTicketBody,
+  snoozeTicket,
   type TicketOrg,
   ticket,
   ticketPath,
+  unsnoozeTicket,
   updateTicket,
   withTicketServices
 } from "./TicketsSupport.js"
@@ -72,9 +77,9 @@ const systemMessages = (org: TicketOrg, id: number) =>
 const closesForInactivityAt = (org: TicketOrg, id: number, since: string, days: number) =>
   Effect.gen(function* () {
     yield* sweepAt(after(since, days, -1))
-    assert.strictEqual((yield* readTicket(org, id)).body.status, "created", "not a millisecond early")
+    assert.strictEqual((yield* readTicketBody(org, id)).status, "created", "not a millisecond early")
     yield* sweepAt(after(since, days))
-    const closed = (yield* readTicket(org, id)).body
+    const closed = yield* readTicketBody(org, id)
     assert.strictEqual(closed.status, "closed")
     assert.strictEqual(closed.classification, "customer_inactivity")
     return closed
@@ -139,10 +144,10 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       yield* sweepAt(after(since, 2))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
 
-      const reply = yield* postMessage(org, t.id, { content: "Still broken.", role: "customer" }, org.integration)
+      const reply = yield* customerReply(org, t.id, "Still broken.")
       assert.strictEqual(reply.status, 201, reply.text)
       yield* sweepAt(after(since, 60))
-      const waiting = (yield* readTicket(org, t.id)).body
+      const waiting = yield* readTicketBody(org, t.id)
       assert.strictEqual(waiting.waiting_on, "associate")
       assert.strictEqual(waiting.status, "created")
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
@@ -157,7 +162,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       // An internal note does not restart the period: the close comes 5 days after the answer.
       yield* postMessage(org, t.id, { content: "Waiting for the photo.", is_visible_to_customer: false })
       yield* sweepAt(after(answeredAt, 5))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.status, "closed")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "closed")
     })
   )
 
@@ -185,7 +190,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       Effect.gen(function* () {
         const { org, t, since } = yield* waitingTicket({ ...reminders, ...autoClose })
         yield* sweepAt(after(since, 10))
-        assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
+        assert.strictEqual((yield* readTicketBody(org, t.id)).status, "created")
         assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
         yield* closesForInactivityAt(org, t.id, since, 13)
       })
@@ -207,7 +212,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         customer_inactivity_reminder_period: 5
       })
       yield* sweepAt(after(since, 5))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.status, "closed")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "closed")
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
     })
   )
@@ -216,7 +221,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
     Effect.gen(function* () {
       const { org, t, since } = yield* waitingTicket(rules(false, 1, 2), organizationPeriods(1, 2))
       yield* sweepAt(after(since, 100))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "created")
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
     })
   )
@@ -250,7 +255,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       })
       yield* sweepAt(after(inboxZero.since, 100))
       for (const { org, t } of [inboxZero, orgZero]) {
-        assert.strictEqual((yield* readTicket(org, t.id)).body.status, "created")
+        assert.strictEqual((yield* readTicketBody(org, t.id)).status, "created")
         assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
       }
       assert.strictEqual((yield* readTicket(reminderOff.org, reminderOff.t.id)).body.status, "closed")
@@ -276,8 +281,8 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       yield* updateTicket(org, spam.id, { is_spam: true })
       const snoozed = yield* ticket(org)
       const until = new Date(Date.now() + 3_600_000).toISOString()
-      yield* post(ticketPath(org, snoozed.id, "snooze/"), { token: org.ownerToken, json: { until } })
-      const customerTicket = yield* ticket(org, { created_by_role: "customer" }, org.integration)
+      yield* snoozeTicket(org, snoozed.id, until)
+      const customerTicket = yield* inboundTicket(org)
       assert.strictEqual(customerTicket.waiting_on, "associate")
 
       const sql = yield* SqlClient.SqlClient
@@ -289,10 +294,10 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         [null, null, null, null]
       )
       yield* sweepAt(after(closed.created_at, 100))
-      assert.strictEqual((yield* readTicket(org, closed.id)).body.classification, "resolved")
+      assert.strictEqual((yield* readTicketBody(org, closed.id)).classification, "resolved")
       for (const id of [spam.id, snoozed.id, customerTicket.id]) {
         assert.deepStrictEqual(yield* systemMessages(org, id), [])
-        assert.notStrictEqual((yield* readTicket(org, id)).body.status, "closed")
+        assert.notStrictEqual((yield* readTicketBody(org, id)).status, "closed")
       }
     })
   )
@@ -302,7 +307,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       const { org, t, since } = yield* waitingTicket({ ...reminders, ...autoClose })
       yield* updateTicket(org, t.id, { status: "closed", classification: "resolved" })
       yield* sweepAt(after(since, 30))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.classification, "resolved")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).classification, "resolved")
 
       const reopened = yield* updateTicket(org, t.id, { status: "active" })
       assert.strictEqual(reopened.status, 200, reopened.text)
@@ -310,30 +315,30 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       assert.isAbove(Date.parse(reopenedAt), Date.parse(since))
       // Counted from the creation, the reminder would be due a few milliseconds before this.
       yield* sweepAt(after(reopenedAt, 2, -1))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.status, "active")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "active")
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
       yield* sweepAt(after(reopenedAt, 2))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
 
       const until = new Date(Date.now() + 3_600_000).toISOString()
-      yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until } })
+      yield* snoozeTicket(org, t.id, until)
       yield* sweepAt(after(reopenedAt, 20))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.status, "active", "snoozed: left alone")
-      const unsnoozed = yield* post(ticketPath(org, t.id, "unsnooze/"), { token: org.ownerToken })
+      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "active", "snoozed: left alone")
+      const unsnoozed = yield* unsnoozeTicket(org, t.id)
       const unsnoozedAt = unsnoozed.body.last_snooze_ended_at as string
       yield* sweepAt(after(unsnoozedAt, 2, -1))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
       yield* sweepAt(after(unsnoozedAt, 2))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 2, "a reminder for the new period")
       yield* sweepAt(after(unsnoozedAt, 5))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.classification, "customer_inactivity")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).classification, "customer_inactivity")
     })
   )
 
   it.effect("given waiting_on set to the customer by hand, then the period counts from then", () =>
     Effect.gen(function* () {
       const org = yield* organization
-      const t = yield* ticket(org, { created_by_role: "customer" }, org.integration)
+      const t = yield* inboundTicket(org)
       assert.strictEqual(t.waiting_on, "associate")
       yield* configure(org, t.inbox.id, reminders)
       const set = yield* updateTicket(org, t.id, { waiting_on: "customer" })

@@ -3,14 +3,14 @@ import { assert, layer } from "@effect/vitest"
 import { ticketStreamId } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
 import { SnoozeTimer, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
-import { post } from "./support/TestApp.js"
 import {
+  customerReply,
   organization,
-  postMessage,
-  readTicket,
+  readTicketBody,
+  snoozeTicket,
   type TicketOrg,
   ticket,
-  ticketPath,
+  unsnoozeTicket,
   updateTicket,
   withTicketServices
 } from "./TicketsSupport.js"
@@ -21,9 +21,7 @@ const TestLayer = withTicketServices(Layer.mergeAll(SnoozeTimer.Default, SnoozeT
 const sweepAt = (now: DateTime.Utc) => Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now))
 
 const snooze = (org: TicketOrg, id: number, until: string) =>
-  Effect.tap(post(ticketPath(org, id, "snooze/"), { token: org.ownerToken, json: { until } }), (response) =>
-    assert.strictEqual(response.status, 200, response.text)
-  )
+  Effect.tap(snoozeTicket(org, id, until), (response) => assert.strictEqual(response.status, 200, response.text))
 
 /** `count` tickets of a new organization, each snoozed for the next hour (until `until`). */
 const snoozedForAnHour = (count: number) =>
@@ -57,11 +55,11 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
       const { org, t, until } = yield* snoozedTicket
 
       yield* sweepAt(instant(until, -1))
-      const early = (yield* readTicket(org, t.id)).body
+      const early = yield* readTicketBody(org, t.id)
       assert.strictEqual(early.snoozed_until, until, "not a millisecond early")
 
       yield* sweepAt(instant(until))
-      const woken = (yield* readTicket(org, t.id)).body
+      const woken = yield* readTicketBody(org, t.id)
       assert.strictEqual(woken.snoozed_until, null)
       assert.strictEqual(woken.snoozed_by, null)
       assert.strictEqual(woken.last_unsnooze_reason, "timer")
@@ -80,12 +78,12 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
       const second = inMinutes(180)
       yield* snooze(org, t.id, second)
       yield* sweepAt(instant(first, 60_000))
-      const still = (yield* readTicket(org, t.id)).body
+      const still = yield* readTicketBody(org, t.id)
       assert.strictEqual(still.snoozed_until, second)
       assert.strictEqual(still.last_unsnooze_reason, null)
       assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
       yield* sweepAt(instant(second))
-      assert.strictEqual((yield* readTicket(org, t.id)).body.last_unsnooze_reason, "timer")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).last_unsnooze_reason, "timer")
     })
   )
 
@@ -101,7 +99,7 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
         instant(first, 1)
       )
       assert.deepStrictEqual(fired, { claimed: 1, acted: 0, failed: 0 })
-      assert.strictEqual((yield* readTicket(org, t.id)).body.snoozed_until, second)
+      assert.strictEqual((yield* readTicketBody(org, t.id)).snoozed_until, second)
       assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
       // And a ticket of another organization than its row says is left alone (and reported).
       const other = yield* timer.fire(
@@ -117,13 +115,13 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
     Effect.gen(function* () {
       const { org, tickets, until } = yield* snoozedForAnHour(2)
       const [manual, replied] = tickets
-      const unsnoozed = yield* post(ticketPath(org, manual.id, "unsnooze/"), { token: org.ownerToken })
+      const unsnoozed = yield* unsnoozeTicket(org, manual.id)
       assert.strictEqual(unsnoozed.status, 200)
-      yield* postMessage(org, replied.id, { content: "Any news?", role: "customer" }, org.integration)
+      yield* customerReply(org, replied.id, "Any news?")
 
       yield* sweepAt(instant(until, 60_000))
-      assert.strictEqual((yield* readTicket(org, manual.id)).body.last_unsnooze_reason, "manual")
-      assert.strictEqual((yield* readTicket(org, replied.id)).body.last_unsnooze_reason, "customer_reply")
+      assert.strictEqual((yield* readTicketBody(org, manual.id)).last_unsnooze_reason, "manual")
+      assert.strictEqual((yield* readTicketBody(org, replied.id)).last_unsnooze_reason, "customer_reply")
       assert.deepStrictEqual(
         (yield* unsnoozeEvents(manual.id)).map((e) => e.reason),
         ["manual"]
@@ -148,7 +146,7 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
         assert.strictEqual((yield* updateTicket(org, spam.id, { is_spam: true })).status, 200)
         yield* sweepAt(instant(until, 60_000))
         for (const id of [closed.id, spam.id]) {
-          const body = (yield* readTicket(org, id)).body
+          const body = yield* readTicketBody(org, id)
           assert.strictEqual(body.snoozed_until, null)
           assert.strictEqual(body.last_unsnooze_reason, null)
           assert.deepStrictEqual(yield* unsnoozeEvents(id), [])
@@ -162,10 +160,10 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
       const t = yield* ticket(org)
       const until = new Date(Date.now() + 1500).toISOString()
       yield* snooze(org, t.id, until)
-      let body = (yield* readTicket(org, t.id)).body
+      let body = yield* readTicketBody(org, t.id)
       for (let i = 0; i < 100 && body.last_unsnooze_reason === null; i++) {
         yield* Effect.sleep("100 millis")
-        body = (yield* readTicket(org, t.id)).body
+        body = yield* readTicketBody(org, t.id)
       }
       assert.strictEqual(body.last_unsnooze_reason, "timer")
       const lag = Date.parse(body.last_snooze_ended_at) - Date.parse(until)
