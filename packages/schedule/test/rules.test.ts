@@ -20,35 +20,30 @@ const expectOpenAt = (schedule: Schedule, expected: Readonly<Record<string, bool
     Object.fromEntries(Object.keys(expected).map((instant) => [instant, isOpenAt(schedule, at(instant))]))
   ).toEqual(expected)
 
+/** A schedule in `timeZone` with no weekly hours, open only as the one exception `exception` says. */
+const onlyException = (timeZone: string, exception: NonNullable<ScheduleInput["exceptions"]>[number]) =>
+  compileSchedule({ timeZone, weeklyHours: {}, exceptions: [exception] })
+
 describe("a range belongs to the day that opens it", () => {
   // 2024-06-07 is a Friday.
   const friday = { fri: { opensAt: "22:00", closesAt: "02:00" } }
+  /** Open Fridays 22:00–02:00 (UTC), closed all day on `date` by an exception. */
+  const fridaysClosedOn = (date: string) =>
+    compileSchedule({ timeZone: "UTC", weeklyHours: friday, exceptions: [{ date, opensAt: null, closesAt: null }] })
 
   it("Friday 22:00–02:00 keeps Saturday 00:00–02:00 open when Saturday is closed by an exception", () => {
-    const schedule = compileSchedule({
-      timeZone: "UTC",
-      weeklyHours: friday,
-      exceptions: [{ date: "2024-06-08", opensAt: null, closesAt: null }]
-    })
+    const schedule = fridaysClosedOn("2024-06-08")
     expectOpenAt(schedule, { "2024-06-08T01:00:00Z": true, "2024-06-08T02:00:00Z": false })
   })
 
   it("closing Friday by an exception removes its overnight part too", () => {
-    const schedule = compileSchedule({
-      timeZone: "UTC",
-      weeklyHours: friday,
-      exceptions: [{ date: "2024-06-07", opensAt: null, closesAt: null }]
-    })
+    const schedule = fridaysClosedOn("2024-06-07")
     expectOpenAt(schedule, { "2024-06-07T23:00:00Z": false, "2024-06-08T01:00:00Z": false })
     expect(iso(nextOpenAfter(schedule, at("2024-06-07T23:00:00Z")))).toBe("2024-06-14T22:00:00.000Z")
   })
 
   it("an overnight exception runs into the next day even when that day is closed", () => {
-    const schedule = compileSchedule({
-      timeZone: "Europe/Berlin",
-      weeklyHours: {},
-      exceptions: [{ date: "2024-12-31", opensAt: "20:00", closesAt: "03:30:15" }]
-    })
+    const schedule = onlyException("Europe/Berlin", { date: "2024-12-31", opensAt: "20:00", closesAt: "03:30:15" })
     expectOpenAt(schedule, { "2025-01-01T02:30:14.999Z": true, "2025-01-01T02:30:15Z": false })
   })
 })
@@ -181,11 +176,7 @@ describe("yearly exceptions", () => {
   })
 
   it("an exception time with seconds opens and closes on that second", () => {
-    const schedule = compileSchedule({
-      timeZone: "Asia/Kathmandu",
-      weeklyHours: {},
-      exceptions: [{ date: "2030-01-15", opensAt: "09:00:30", closesAt: "09:00:45" }]
-    })
+    const schedule = onlyException("Asia/Kathmandu", { date: "2030-01-15", opensAt: "09:00:30", closesAt: "09:00:45" })
     expect(iso(nextOpenAfter(schedule, at("2026-01-01T00:00:00Z")))).toBe("2030-01-15T03:15:30.000Z")
     expectOpenAt(schedule, { "2030-01-15T03:15:44.999Z": true, "2030-01-15T03:15:45Z": false })
     expect(nextOpenAfter(schedule, at("2030-01-15T03:15:30Z"))).toBeNull()
