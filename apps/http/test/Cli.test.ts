@@ -15,7 +15,7 @@ import { migrations } from "../src/Database/migrations/index.js"
 import type * as PgPool from "../src/Database/PgPool.js"
 import { get, patch, post, testAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
-import { organization, readTicket, type TicketOrg, ticket, ticketPath } from "./TicketsSupport.js"
+import { organizationWithTicket, readTicket, type TicketOrg, ticketPath } from "./TicketsSupport.js"
 
 /** Runs `helpdesk <args>` in-process against the test database; returns what it printed as JSON. */
 const helpdesk = (...args: ReadonlyArray<string>) =>
@@ -232,8 +232,7 @@ layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
 
   it.effect("worker runs the background workers alone: a due snooze ends and the create-email is written", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const created = yield* ticket(org)
+      const { org, t: created } = yield* organizationWithTicket()
       const until = new Date(Date.now() + 1500).toISOString()
       const snoozed = yield* post(ticketPath(org, created.id, "snooze/"), { token: org.ownerToken, json: { until } })
       assert.strictEqual(snoozed.status, 200, snoozed.text)

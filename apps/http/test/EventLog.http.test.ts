@@ -17,6 +17,8 @@ import {
   ISO_MS,
   inAnHour,
   organization,
+  organizationAndAnother,
+  organizationWithTicket,
   postMessage,
   type TicketOrg,
   ticket,
@@ -70,8 +72,7 @@ const rawTicketStream = (organizationId: number) => ({
 layer(TestAppLive, { excludeTestServices: true })("ticket history and change feed", (it) => {
   it.effect("the history of a ticket that was snoozed, merged into and closed, with old → new", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const target = yield* ticket(org, { subject: "Original" })
+      const { org, t: target } = yield* organizationWithTicket({ subject: "Original" })
       const until = inAnHour()
       assert.strictEqual(
         (yield* post(ticketPath(org, target.id, "snooze/"), { token: org.ownerToken, json: { until } })).status,
@@ -177,8 +178,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
 
   it.effect("history: unknown, malformed and other organizations' tickets are 404", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       const theirs = yield* ticket(other)
       for (const id of [String(theirs.id), "987654321", "0", "x", "1.5"]) {
         const response = yield* get(`${org.tickets}${id}/events/`, { token: org.ownerToken })
@@ -223,8 +223,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
 
   it.effect("the feed: every event of the organization once, in log order, page by page; never another's", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       const start = yield* feedEnd(org)
       const otherStart = yield* feedEnd(other)
       const a = yield* ticket(org, { subject: "First" })
@@ -300,8 +299,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
   it.effect("a cursor a client kept from before still reads: base64url of `v1:<transaction id>:<position>`", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const org = yield* organization
-      const a = yield* ticket(org, { subject: "Kept cursor" })
+      const { org, t: a } = yield* organizationWithTicket({ subject: "Kept cursor" })
       yield* updateTicket(org, a.id, { priority: "high" })
       const all = yield* readFeed(org)
       const [row] = yield* sql<{ tx: string; position: string }>`
@@ -415,8 +413,7 @@ describe.runIf(usesRealPostgres)("the change feed with concurrent writers commit
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const store = yield* Effect.provide(PostgresEventStore, rawStore)
-        const org = yield* organization
-        const other = yield* organization
+        const [org, other] = yield* organizationAndAnother
         let cursor = yield* feedEnd(org)
         const seen: Array<Json> = []
         const poll = Effect.gen(function* () {

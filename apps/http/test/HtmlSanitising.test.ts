@@ -17,7 +17,15 @@ import {
 import { emlFileName, emlTransport, MailTransport } from "../src/Mail/MailTransport.js"
 import { outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
 import { TestAppLive } from "./support/TestApp.js"
-import { assertInvalid, createTicket, organization, postMessage, readTicket, ticket } from "./TicketsSupport.js"
+import {
+  assertInvalid,
+  createTicket,
+  organization,
+  organizationWithTicket,
+  postMessage,
+  readTicket,
+  ticket
+} from "./TicketsSupport.js"
 
 /**
  * HTML from callers (`description_html`, `content_html`) is stored, returned and e-mailed only after sanitising
@@ -284,8 +292,7 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
   it.scoped("a ticket's and a message's HTML is stored, returned and e-mailed sanitised; the text part decoded", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      const org = yield* organization
-      const t = yield* ticket(org, {
+      const { org, t } = yield* organizationWithTicket({
         description: undefined,
         description_html: MALICIOUS,
         customer_email: `html-${Math.random().toString(36).slice(2, 8)}@example.com`
@@ -317,8 +324,9 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
     Effect.gen(function* () {
       const dir = yield* tempDir
       const sql = yield* SqlClient.SqlClient
-      const org = yield* organization
-      const t = yield* ticket(org, { customer_email: `old-${Math.random().toString(36).slice(2, 8)}@example.com` })
+      const { t } = yield* organizationWithTicket({
+        customer_email: `old-${Math.random().toString(36).slice(2, 8)}@example.com`
+      })
       yield* sql`UPDATE hd_outbox SET payload = jsonb_set(payload, '{html}', ${JSON.stringify(MALICIOUS)}::jsonb)
                  WHERE ticket_id = ${t.id}`
       yield* withOutbox(emlLayer(dir), (outbox) => outbox.drainOnce())

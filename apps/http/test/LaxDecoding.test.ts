@@ -2,7 +2,16 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, patch, post, TestAppLive } from "./support/TestApp.js"
-import { organization, readTicket, type TicketOrg, tag, ticket, ticketPath, updateTicket } from "./TicketsSupport.js"
+import {
+  organization,
+  organizationWithTicket,
+  readTicket,
+  type TicketOrg,
+  tag,
+  ticket,
+  ticketPath,
+  updateTicket
+} from "./TicketsSupport.js"
 
 /**
  * Ids and references (docs/decisions/0802-strict-ids-and-references.md): an id is a JSON integer or a string of
@@ -35,8 +44,7 @@ const newInbox = (org: Fixtures.OrgFixture) =>
 layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and references", (it) => {
   it.effect("merge: a boolean, a fraction or a padded or signed string is not a ticket id, and nothing merges", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const source = yield* ticket(org, { subject: "Duplicate" })
+      const { org, t: source } = yield* organizationWithTicket({ subject: "Duplicate" })
       const target = yield* ticket(org, { subject: "Original" })
       const cases: ReadonlyArray<readonly [unknown, ReadonlyArray<string>]> = [
         [true, typeError("bool")],
@@ -200,8 +208,7 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
 
   it.effect("property: any JSON value that is not an integer id gets 400 under the field, never a 500", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const source = yield* ticket(org, { subject: "Duplicate" })
+      const { org, t: source } = yield* organizationWithTicket({ subject: "Duplicate" })
       yield* ticket(org, { subject: "Original" })
       const values = FastCheck.sample(
         FastCheck.oneof(

@@ -5,7 +5,15 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, TestApp, TestAppLive, type TestResponse } from "./support/TestApp.js"
-import { createTicket, ENGLISH, organization, postMessage, ticket, ticketPath } from "./TicketsSupport.js"
+import {
+  createTicket,
+  ENGLISH,
+  organization,
+  organizationWithTicket,
+  postMessage,
+  ticket,
+  ticketPath
+} from "./TicketsSupport.js"
 
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "hd-locations-"))
 
@@ -66,8 +74,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("Locat
 
   it.effect("an upload to a ticket answers at its Location for anyone who reads the ticket", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       const uploaded = yield* upload(ticketPath(org, t.id, "attachments/"), org.ownerToken)
       assert.strictEqual(uploaded.status, 201)
       const read = yield* follow(uploaded.location, org.integration)

@@ -16,6 +16,7 @@ import { get, post, TestAppLive } from "./support/TestApp.js"
 import {
   ISO_MS,
   organization,
+  organizationWithTicket,
   postMessage,
   readTicket,
   resultIds,
@@ -99,8 +100,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
 
   it.scoped("forged, foreign and malformed pixel tokens get the same GIF and record nothing", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org, { customer_email: uniqueEmail("forger") })
+      const { org, t } = yield* organizationWithTicket({ customer_email: uniqueEmail("forger") })
       const [row] = yield* outboxRows(t.id)
       const forged = `${row!.id}.${"A".repeat(43)}`
       const answers = yield* Effect.forEach(

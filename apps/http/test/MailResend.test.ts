@@ -5,7 +5,7 @@ import { deliveryStatusNotification, inboundRecord, postMail } from "./InboundMa
 import { later, outboxRows, smtpLayer, testSmtpServer, withOutbox } from "./MailSupport.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { post, TestAppLive } from "./support/TestApp.js"
-import { organization, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
+import { organization, organizationWithTicket, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
 
 const customer = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
@@ -81,8 +81,7 @@ layer(Layer.provideMerge(BlobStoreLive, TestAppLive), { excludeTestServices: tru
 
     it.scoped("409 while the create-email is pending and for a ticket that sent none; 404 for another's ticket", () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const pending = yield* ticket(org, { customer_email: customer("waiting") })
+        const { org, t: pending } = yield* organizationWithTicket({ customer_email: customer("waiting") })
         const whilePending = yield* post(ticketPath(org, pending.id, "resend-email/"), { token: org.ownerToken })
         assert.strictEqual(whilePending.status, 409, whilePending.text)
         assert.include(whilePending.body.detail, "pending")

@@ -12,7 +12,7 @@ import { type MailSendFailed, MailTransport, type SendReceipt, smtpTransport } f
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import { uniqueEmail } from "./support/Fixtures.js"
 import { listenOnFreePort } from "./support/SmtpListener.js"
-import { organization, ticket } from "./TicketsSupport.js"
+import { organizationWithTicket } from "./TicketsSupport.js"
 
 /** Helpers of the mail tests: a real SMTP server in the test process, a header reader, the worker. */
 
@@ -128,8 +128,7 @@ const dropConnection = (server: SMTPServer, session: SMTPServerSession) => {
 /** A new organization's ticket to a new customer (`label-…@example.com`): its create-email is queued. */
 export const ticketToNewCustomer = (label: string) =>
   Effect.gen(function* () {
-    const org = yield* organization
-    const t = yield* ticket(org, { customer_email: uniqueEmail(label) })
+    const { org, t } = yield* organizationWithTicket({ customer_email: uniqueEmail(label) })
     return { org, t }
   })
 

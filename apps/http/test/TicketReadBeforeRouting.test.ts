@@ -6,7 +6,7 @@ import { ticketReadBeforeRouting } from "../src/Tickets/TicketReadBeforeRouting.
 import { TicketServicesLive } from "../src/Tickets/TicketServices.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, TestAppLive } from "./support/TestApp.js"
-import { organization, ticket } from "./TicketsSupport.js"
+import { organizationAndAnother, organizationWithTicket, ticket } from "./TicketsSupport.js"
 
 /** The rest of the API, as the read sees it: answers 418 and counts the requests handed on to it. */
 const restOfApi = () => {
@@ -42,8 +42,7 @@ layer(TestLive, { excludeTestServices: true })("GET ticket before routing (decis
     "given a token that may read the ticket, it answers 200 with the endpoint's own body and goes no further",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const t = yield* ticket(org)
+        const { org, t } = yield* organizationWithTicket()
         const rest = restOfApi()
         const path = `${org.tickets}${t.id}/`
         const early = yield* send(rest, path, { token: org.ownerToken })
@@ -66,8 +65,7 @@ layer(TestLive, { excludeTestServices: true })("GET ticket before routing (decis
 
   it.effect("every other request, and every answer but that 200, is left to the API", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       const t = yield* ticket(org)
       const theirs = yield* ticket(other)
       const revoked = yield* Fixtures.member(org, "admin")

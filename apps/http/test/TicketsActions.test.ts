@@ -9,6 +9,8 @@ import {
   FRENCH,
   inAnHour,
   organization,
+  organizationAndAnother,
+  organizationWithTicket,
   postMessage,
   readTicket,
   resultIds,
@@ -85,8 +87,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
 
   it.effect("PATCH waiting_on sets who must act next; the next customer-visible message sets it again", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       assert.strictEqual(t.waiting_on, "customer")
       const cleared = yield* updateTicket(org, t.id, { waiting_on: "" })
       assert.strictEqual(cleared.status, 200, cleared.text)
@@ -114,8 +115,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
 
   it.effect("snooze until a future moment, unsnooze manually; a customer's reply unsnoozes with customer_reply", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       const until = inAnHour()
       const snoozed = yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until } })
       assert.strictEqual(snoozed.status, 200, snoozed.text)
@@ -241,8 +241,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
 
   it.effect("merge refusals: into itself, into another organization's ticket, into a merged ticket, again", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       const a = yield* ticket(org)
       const b = yield* ticket(org)
       const c = yield* ticket(org)

@@ -1,7 +1,16 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { get, TestAppLive } from "./support/TestApp.js"
-import { assertInvalid, createTicket, organization, postMessage, readTicket, ticket, upload } from "./TicketsSupport.js"
+import {
+  assertInvalid,
+  createTicket,
+  organization,
+  organizationWithTicket,
+  postMessage,
+  readTicket,
+  ticket,
+  upload
+} from "./TicketsSupport.js"
 
 layer(TestAppLive, { excludeTestServices: true })("tickets: attachments", (it) => {
   it.effect("attachment_ids are claimed with the ticket and shown with signed download links", () =>
@@ -51,8 +60,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: attachments", (it) =
 
   it.effect("a message claims its attachments; the ticket then has attachments", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       assert.strictEqual(t.has_attachments, false)
       const file = yield* upload(org, "photo.txt")
       const onlyFile = yield* postMessage(org, t.id, { attachment_ids: [file.id] })

@@ -17,7 +17,7 @@ import { TicketReadModelsLive } from "../src/Tickets/ReadModel/TicketProjection.
 import { toJsonValue } from "./support/Json.js"
 import { testAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
-import { organization, postMessage, readTicket, ticket } from "./TicketsSupport.js"
+import { organizationWithTicket, postMessage, readTicket } from "./TicketsSupport.js"
 
 /** A ticket store of its own (an empty in-memory cache) on the test's database, as another replica has. */
 const otherReplica = PostgresTicketStore.Default.pipe(
@@ -87,8 +87,7 @@ const TestAppLive = testAppLive({}, { connections: usesRealPostgres ? 20 : 1 })
 layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline", (it) => {
   it.effect("a write rolled back after its append (a failing policy) leaves no trace in the next write's load", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       const store = yield* PostgresTicketStore
       const before = yield* loadForWrite(t.id)
       const failed = yield* runTicketCommands({
@@ -113,8 +112,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
 
   it.effect("50 replies posted at once to one ticket all answer 201; each is stored once, none lost", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       const before = yield* streamVersion(t.id)
       const responses = yield* Effect.forEach(
         Array.from({ length: 50 }, (_, i) => i),
@@ -157,8 +155,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
     "a write loads the ticket's snapshot and only the events after it; without the snapshot, the same state",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const t = yield* ticket(org)
+        const { org, t } = yield* organizationWithTicket()
         for (let i = 0; i < SNAPSHOT_EVERY + 8; i++) {
           const response = yield* postMessage(org, t.id, { content: `Note ${i}`, is_visible_to_customer: false })
           assert.strictEqual(response.status, 201, response.text)

@@ -12,6 +12,8 @@ import {
   ISO_MS,
   inbox,
   organization,
+  organizationAndAnother,
+  organizationWithTicket,
   outbox,
   readTicket,
   tag,
@@ -154,8 +156,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("an associate's ticket queues the create-email in the outbox; an inbound customer ticket does not", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const byAssociate = yield* ticket(org)
+      const { org, t: byAssociate } = yield* organizationWithTicket()
       const rows = yield* outbox(byAssociate.id)
       assert.strictEqual(rows.length, 1)
       assert.strictEqual(rows[0]!.kind, "ticket_created")
@@ -191,8 +192,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("the inbox: the default when omitted, the given one, and another organization's is refused", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       // The first ticket provisions the default inbox ("Support") of an organization that has none.
       const inDefault = yield* ticket(org)
       assert.strictEqual(inDefault.inbox.email_prefix, "support")
@@ -222,8 +222,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
     "customers: created on the fly by e-mail (matched ignoring case), or named by id of this organization",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const other = yield* organization
+        const [org, other] = yield* organizationAndAnother
         const first = yield* ticket(org, { customer_email: "Sam@Example.com", customer_name: "Sam" })
         const second = yield* ticket(org, { customer_email: "sam@example.com", customer_name: "Samuel" })
         assert.strictEqual(second.customer.id, first.customer.id)
@@ -253,8 +252,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
     "public ids are 1, 2, 3 … without gaps under concurrent creation; a refused creation frees its number",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const first = yield* ticket(org)
+        const { org, t: first } = yield* organizationWithTicket()
         assert.strictEqual(first.public_id, "1")
         const refused = yield* createTicket(org, {
           subject: "x",
@@ -296,8 +294,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("audio tickets: an empty description means speech-to-text is pending; HTML is refused", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const audio = yield* ticket(org, { kind: "audio", description: "" })
+      const { org, t: audio } = yield* organizationWithTicket({ kind: "audio", description: "" })
       assert.strictEqual(audio.kind, "audio")
       assert.strictEqual(audio.description, "")
       assert.strictEqual(audio.language, "")
@@ -410,8 +407,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("roles: members read and create tickets; other organizations' tickets are 404", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       const member = yield* Fixtures.member(org, "member")
       const outsider = yield* Fixtures.outsider
       const t = yield* ticket(org)
@@ -436,8 +432,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("GET ticket checks the token in its own read: every bad token is 401 before any 404", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       const revoked = yield* Fixtures.member(org, "admin")
       assert.strictEqual((yield* get(`${org.tickets}${t.id}/`, { token: revoked.token })).status, 200)
       yield* (yield* Tokens).revoke(revoked.token)

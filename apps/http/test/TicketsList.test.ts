@@ -6,6 +6,7 @@ import {
   assertInvalid,
   inbox,
   organization,
+  organizationAndAnother,
   postMessage,
   presetFilter,
   resultIds,
@@ -180,8 +181,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
 
   it.effect("roles: members list, outsiders get 404, another organization's tickets never show", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       const member = yield* Fixtures.member(org, "member")
       const mine = yield* ticket(org)
       yield* ticket(other)

@@ -8,6 +8,8 @@ import {
   FRENCH,
   ISO_MS,
   organization,
+  organizationAndAnother,
+  organizationWithTicket,
   outbox,
   postMessage,
   readTicket,
@@ -107,8 +109,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
 
   it.effect("CC snapshots: creation-time CC, then the last customer-visible message's; BCC is never inherited", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org, {
+      const { org, t } = yield* organizationWithTicket({
         external_recipient_emails: ["cc1@example.com"],
         bcc_recipient_emails: ["bcc@example.com"]
       })
@@ -147,8 +148,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
     "the customer's replies (integration tokens, role customer): sender is the customer, waiting on associate",
     () =>
       Effect.gen(function* () {
-        const org = yield* organization
-        const t = yield* ticket(org, { customer_email: "kim@example.com", customer_name: "Kim" })
+        const { org, t } = yield* organizationWithTicket({ customer_email: "kim@example.com", customer_name: "Kim" })
         const reply = yield* postMessage(org, t.id, { content: "Any news?", role: "customer" }, org.integration)
         assert.strictEqual(reply.status, 201, reply.text)
         assert.strictEqual(reply.body.role, "customer")
@@ -175,8 +175,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
 
   it.effect("a customer's reply sets the language of a ticket that has none", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org, { subject: "Hi", description: "Hello" })
+      const { org, t } = yield* organizationWithTicket({ subject: "Hi", description: "Hello" })
       assert.strictEqual(t.language, "")
       yield* postMessage(org, t.id, { content: FRENCH, role: "customer" }, org.integration)
       assert.strictEqual((yield* readTicket(org, t.id)).body.language, "fr")
@@ -208,8 +207,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
 
   it.effect("paging and ordering of messages; bad parameters are 4xx", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       const ids: Array<number> = []
       for (let i = 0; i < 5; i++) ids.push((yield* postMessage(org, t.id, { content: `Reply ${i}` })).body.id)
       const path = ticketPath(org, t.id, "messages/")
@@ -233,8 +231,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
 
   it.effect("bad messages are 400 with the field concerned; other organizations' tickets are 404", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const other = yield* organization
+      const [org, other] = yield* organizationAndAnother
       const member = yield* Fixtures.member(org, "member")
       const t = yield* ticket(org)
       for (const [field, body] of [
@@ -258,8 +255,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
 
   it.effect("concurrent replies to one ticket all land (conflicts are retried)", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       // On embedded PGlite (one session for every connection) concurrent transactions are not isolated; see
       // TicketsCreate.test.ts. PostgreSQL runs them truly in parallel.
       const responses = yield* Effect.forEach(

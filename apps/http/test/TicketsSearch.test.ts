@@ -1,7 +1,14 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { get, TestAppLive } from "./support/TestApp.js"
-import { organization, postMessage, resultIds, type TicketOrg, ticket } from "./TicketsSupport.js"
+import {
+  organization,
+  organizationWithTicket,
+  postMessage,
+  resultIds,
+  type TicketOrg,
+  ticket
+} from "./TicketsSupport.js"
 
 const search = (org: TicketOrg, query: string) =>
   get(`${org.tickets}?page_size=100&${query}`, { token: org.ownerToken })
@@ -9,8 +16,7 @@ const search = (org: TicketOrg, query: string) =>
 layer(TestAppLive, { excludeTestServices: true })("tickets: search with q, and the customer filter", (it) => {
   it.effect("q finds words in subjects, descriptions, message bodies and customers, ignoring case and accents", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const bySubject = yield* ticket(org, {
+      const { org, t: bySubject } = yield* organizationWithTicket({
         subject: "Remboursement de la commande",
         description: "Merci.",
         customer_email: "paul@example.org"
@@ -59,8 +65,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: search with q, and t
 
   it.effect("ranked: the ticket's own words before its messages', an exact public id first; paged", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const inMessage = yield* ticket(org, { subject: "Printer", description: "It jams." })
+      const { org, t: inMessage } = yield* organizationWithTicket({ subject: "Printer", description: "It jams." })
       yield* postMessage(org, inMessage.id, { content: "Toner toner toner, the toner is empty." })
       const inSubject = yield* ticket(org, { subject: "Toner cartridge", description: "Need toner." })
       const newest = yield* ticket(org, { subject: "Unrelated", description: "Nothing here." })
@@ -82,8 +87,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: search with q, and t
 
   it.effect("customer_id lists one customer's tickets; a bad id is 400; another organization's finds nothing", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const a1 = yield* ticket(org, { customer_email: "a@example.org" })
+      const { org, t: a1 } = yield* organizationWithTicket({ customer_email: "a@example.org" })
       const a2 = yield* ticket(org, { customer_email: "A@example.org" })
       const b = yield* ticket(org, { customer_email: "b@example.org" })
       const byA = yield* search(org, `customer_id=${a1.customer.id}`)

@@ -58,6 +58,17 @@ export const ticket = (org: TicketOrg, body: Record<string, unknown> = {}, token
         : Effect.die(new Error(`ticket creation failed: ${response.status} ${response.text}`))
   )
 
+/** A new {@link organization} and one {@link ticket} of it (created by the owner unless `token` says otherwise). */
+export const organizationWithTicket = (body: Record<string, unknown> = {}, token?: string) =>
+  Effect.gen(function* () {
+    const org = yield* organization
+    const t = yield* ticket(org, body, token)
+    return { org, t }
+  })
+
+/** Two new organizations: the test's own and another, whose tickets and settings the first must never reach. */
+export const organizationAndAnother = Effect.all([organization, organization])
+
 /** Asserts a 400 whose body names `field` as invalid; `context` (a table's case) leads the failure message. */
 export const assertInvalid = (response: TestResponse, field: string, context?: string) => {
   const message = context === undefined ? response.text : `${context}: ${response.text}`

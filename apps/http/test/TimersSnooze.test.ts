@@ -6,6 +6,7 @@ import { SnoozeTimer, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
 import {
   customerReply,
   organization,
+  organizationWithTicket,
   readTicketBody,
   snoozeTicket,
   type TicketOrg,
@@ -156,8 +157,7 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
 
   it.effect("the service's loop unsnoozes a ticket a few seconds after snoozed_until at the latest", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* ticket(org)
+      const { org, t } = yield* organizationWithTicket()
       const until = new Date(Date.now() + 1500).toISOString()
       yield* snooze(org, t.id, until)
       let body = yield* readTicketBody(org, t.id)
