@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { AuthCache } from "../src/Auth/AuthCache.js"
 import { Tokens } from "../src/Auth/Tokens.js"
@@ -8,7 +8,6 @@ import { Memberships } from "../src/Users/Memberships.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { replicaPool, twoReplicas } from "./support/Replicas.js"
 import { appServerLive, del, get, patch, post, type TestApp, type TestResponse } from "./support/TestApp.js"
-import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /**
  * Two servers (each its own pool, services and cache of callers, like two replicas) on one database: a change
@@ -25,7 +24,7 @@ const instance = (url: string, name: string) =>
     Layer.provideMerge(replicaPool(url, name, 4))
   )
 
-const { layer: ReplicasLive, on } = twoReplicas("auth-replica", instance)
+const { on, suite } = twoReplicas("auth-replica", instance)
 
 /** Polls until `done` holds (at most 5 s), and returns how long that took. */
 const until = <A, E, R>(poll: Effect.Effect<A, E, R>, done: (a: A) => boolean) =>
@@ -51,8 +50,9 @@ const cachedOnB = (request: Effect.Effect<TestResponse, never, TestApp>, expecte
     assert.isAbove((yield* on("b")(status)).callers, 0)
   })
 
-describe.runIf(usesRealPostgres)("replicas' caches of callers", () => {
-  layer(ReplicasLive, { excludeTestServices: true, timeout: "60 seconds" })("two servers, one database", (it) => {
+suite(
+  "replicas' caches of callers",
+  (it) => {
     it.effect("a token revoked through one (as `helpdesk token revoke` does) is refused by the other within 1 s", () =>
       Effect.gen(function* () {
         const org = yield* on("a")(Fixtures.organization())
@@ -142,5 +142,6 @@ describe.runIf(usesRealPostgres)("replicas' caches of callers", () => {
         assert.isBelow(yield* on("b")(until(read, answer(401))), 1_000)
       })
     )
-  })
-})
+  },
+  { name: "two servers, one database", timeout: "60 seconds" }
+)

@@ -3,7 +3,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert } from "@effect/vitest"
 import { DateTime, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { fileBlobStoreLayer } from "../src/Attachments/BlobStore.js"
 import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
@@ -17,7 +17,6 @@ import type { SweepResult } from "../src/Timers/Sweep.js"
 import { createTickets } from "./support/CommandTickets.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { eventCounts, replicaPool, twoReplicas } from "./support/Replicas.js"
-import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /**
  * Two app instances (each its own connection pool, services and timers, like two replicas) against one database:
@@ -43,7 +42,7 @@ const instance = (url: string, name: string) =>
     Layer.provideMerge(replicaPool(url, name, 6))
   )
 
-const { layer: ReplicasLive, on, twiceOnEach } = twoReplicas("replica", instance)
+const { on, suite, twiceOnEach } = twoReplicas("replica", instance)
 
 const total = (results: ReadonlyArray<SweepResult>) => results.reduce((sum, r) => sum + r.acted, 0)
 
@@ -77,141 +76,137 @@ const dueSnoozedTickets = (count: number) =>
     return { ids: made.ids, sweep: Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now)) }
   }).pipe(on("a"))
 
-describe.runIf(usesRealPostgres)("timers on two replicas", () => {
-  layer(ReplicasLive, { timeout: "120 seconds", excludeTestServices: true })("one database", (it) => {
-    it.effect(
-      "given 240 due snoozed tickets, when both replicas sweep at once, then each is unsnoozed exactly once",
-      () =>
-        Effect.gen(function* () {
-          const { ids, sweep } = yield* dueSnoozedTickets(240)
-          const results = yield* twiceOnEach(sweep)
-          const byA = total(results.a)
-          const byB = total(results.b)
-          assert.strictEqual(byA + byB, 240)
-          assert.isAbove(byA, 0, "replica a took a share")
-          assert.isAbove(byB, 0, "replica b took a share")
-          assert.deepStrictEqual(
-            yield* on("a")(eventCounts(ids, "TicketUnsnoozed")),
-            ids.map(() => 1)
-          )
-          const sql = yield* on("b")(SqlClient.SqlClient)
-          const reasons = yield* sql<{ reason: string; n: string }>`
+suite("timers on two replicas", (it) => {
+  it.effect(
+    "given 240 due snoozed tickets, when both replicas sweep at once, then each is unsnoozed exactly once",
+    () =>
+      Effect.gen(function* () {
+        const { ids, sweep } = yield* dueSnoozedTickets(240)
+        const results = yield* twiceOnEach(sweep)
+        const byA = total(results.a)
+        const byB = total(results.b)
+        assert.strictEqual(byA + byB, 240)
+        assert.isAbove(byA, 0, "replica a took a share")
+        assert.isAbove(byB, 0, "replica b took a share")
+        assert.deepStrictEqual(
+          yield* on("a")(eventCounts(ids, "TicketUnsnoozed")),
+          ids.map(() => 1)
+        )
+        const sql = yield* on("b")(SqlClient.SqlClient)
+        const reasons = yield* sql<{ reason: string; n: string }>`
           SELECT view ->> 'lastUnsnoozeReason' AS reason, count(*) AS n FROM hd_tickets
           WHERE ticket_id = ANY(${ids}::bigint[]) GROUP BY 1`
-          assert.deepStrictEqual(
-            reasons.map((r) => [r.reason, Number(r.n)]),
-            [["timer", 240]]
-          )
-        })
-    )
+        assert.deepStrictEqual(
+          reasons.map((r) => [r.reason, Number(r.n)]),
+          [["timer", 240]]
+        )
+      })
+  )
 
-    it.effect(
-      "given a replica whose database connection dies in the middle of a sweep, then the other finishes it, each ticket once",
-      () =>
-        Effect.gen(function* () {
-          const { ids, sweep } = yield* dueSnoozedTickets(150)
-          const crashing = yield* Effect.fork(Effect.exit(on("b")(sweep)))
-          // Kill replica b's sessions once it has committed something (or after a while): its open batch is lost.
-          const sql = yield* on("a")(SqlClient.SqlClient)
-          for (let i = 0; i < 200; i++) {
-            const [done] = yield* eventCounts(ids, "TicketUnsnoozed").pipe(
-              Effect.map((counts) => [counts.filter((n) => n > 0).length]),
-              on("a")
-            )
-            if (done! > 0) break
-            yield* Effect.sleep("10 millis")
-          }
-          yield* sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'replica-b'`
-          const crashed = yield* Fiber.join(crashing)
-          yield* on("a")(sweep)
-          assert.deepStrictEqual(
-            yield* on("a")(eventCounts(ids, "TicketUnsnoozed")),
-            ids.map(() => 1),
-            `replica b ${Exit.isFailure(crashed) ? "crashed in the middle" : "had finished before the crash"}`
+  it.effect(
+    "given a replica whose database connection dies in the middle of a sweep, then the other finishes it, each ticket once",
+    () =>
+      Effect.gen(function* () {
+        const { ids, sweep } = yield* dueSnoozedTickets(150)
+        const crashing = yield* Effect.fork(Effect.exit(on("b")(sweep)))
+        // Kill replica b's sessions once it has committed something (or after a while): its open batch is lost.
+        const sql = yield* on("a")(SqlClient.SqlClient)
+        for (let i = 0; i < 200; i++) {
+          const [done] = yield* eventCounts(ids, "TicketUnsnoozed").pipe(
+            Effect.map((counts) => [counts.filter((n) => n > 0).length]),
+            on("a")
           )
-        })
-    )
+          if (done! > 0) break
+          yield* Effect.sleep("10 millis")
+        }
+        yield* sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'replica-b'`
+        const crashed = yield* Fiber.join(crashing)
+        yield* on("a")(sweep)
+        assert.deepStrictEqual(
+          yield* on("a")(eventCounts(ids, "TicketUnsnoozed")),
+          ids.map(() => 1),
+          `replica b ${Exit.isFailure(crashed) ? "crashed in the middle" : "had finished before the crash"}`
+        )
+      })
+  )
 
-    it.effect(
-      "given 80 tickets due for a reminder, when both replicas sweep at once, then each gets one reminder and one e-mail",
-      () =>
-        Effect.gen(function* () {
-          const { org, ids } = yield* on("a")(tickets(80))
-          const sql = yield* on("a")(SqlClient.SqlClient)
-          yield* sql`
+  it.effect(
+    "given 80 tickets due for a reminder, when both replicas sweep at once, then each gets one reminder and one e-mail",
+    () =>
+      Effect.gen(function* () {
+        const { org, ids } = yield* on("a")(tickets(80))
+        const sql = yield* on("a")(SqlClient.SqlClient)
+        yield* sql`
             UPDATE inboxes SET enable_inactivity_reminders = true, customer_inactivity_reminder_period = 1
             WHERE organization_id = ${org.organization.id}`
-          const now = DateTime.unsafeMake(Date.now() + 2 * 86_400_000)
-          const sweep = Effect.flatMap(InactivityTimer, (timer) => timer.sweep(now))
-          const results = yield* twiceOnEach(sweep)
-          assert.strictEqual(total([...results.a, ...results.b]), 80)
-          const messages = yield* sql<{ ticketId: string; n: string }>`
+        const now = DateTime.unsafeMake(Date.now() + 2 * 86_400_000)
+        const sweep = Effect.flatMap(InactivityTimer, (timer) => timer.sweep(now))
+        const results = yield* twiceOnEach(sweep)
+        assert.strictEqual(total([...results.a, ...results.b]), 80)
+        const messages = yield* sql<{ ticketId: string; n: string }>`
             SELECT ticket_id, count(*) AS n FROM hd_ticket_messages
             WHERE ticket_id = ANY(${ids}::bigint[]) AND view ->> 'role' = 'system' GROUP BY ticket_id`
-          assert.deepStrictEqual(
-            messages.map((m) => Number(m.n)),
-            ids.map(() => 1)
-          )
-          const mails = yield* sql<{ n: string }>`
+        assert.deepStrictEqual(
+          messages.map((m) => Number(m.n)),
+          ids.map(() => 1)
+        )
+        const mails = yield* sql<{ n: string }>`
             SELECT count(*) AS n FROM hd_outbox WHERE ticket_id = ANY(${ids}::bigint[]) AND kind = 'message'`
-          assert.strictEqual(Number(mails[0]!.n), 80)
-          const reminded = yield* sql<{ n: string }>`
+        assert.strictEqual(Number(mails[0]!.n), 80)
+        const reminded = yield* sql<{ n: string }>`
             SELECT count(*) AS n FROM hd_inactivity_reminders WHERE ticket_id = ANY(${ids}::bigint[])`
-          assert.strictEqual(Number(reminded[0]!.n), 80)
-        })
-    )
+        assert.strictEqual(Number(reminded[0]!.n), 80)
+      })
+  )
 
-    it.effect(
-      "given 60 expired uploads, when both replicas reap at once, then each is deleted once, row and file",
-      () =>
+  it.effect("given 60 expired uploads, when both replicas reap at once, then each is deleted once, row and file", () =>
+    Effect.gen(function* () {
+      const org = yield* on("a")(Fixtures.organization())
+      const caller: Caller = { _tag: "Person", userId: org.ownerId, tokenId: 0 }
+      const uploads = yield* on("a")(
+        Effect.flatMap(PendingAttachments, (attachments) =>
+          Effect.forEach(
+            Array.from({ length: 60 }, (_, i) => i),
+            (i) =>
+              attachments.upload({
+                organizationId: org.organization.id,
+                caller,
+                fileName: `f${i}.txt`,
+                contentType: "text/plain",
+                content: Stream.make(new TextEncoder().encode(`file ${i}`))
+              }),
+            { concurrency: 6 }
+          )
+        )
+      )
+      const kept = uploads.pop()!
+      const ids = uploads.map((u) => u.id)
+      const sql = yield* on("a")(SqlClient.SqlClient)
+      yield* sql`UPDATE attachments SET expires_at = now() - interval '1 minute' WHERE id IN ${sql.in(ids)}`
+      const reapAll = Effect.flatMap(PendingAttachments, (attachments) =>
         Effect.gen(function* () {
-          const org = yield* on("a")(Fixtures.organization())
-          const caller: Caller = { _tag: "Person", userId: org.ownerId, tokenId: 0 }
-          const uploads = yield* on("a")(
-            Effect.flatMap(PendingAttachments, (attachments) =>
-              Effect.forEach(
-                Array.from({ length: 60 }, (_, i) => i),
-                (i) =>
-                  attachments.upload({
-                    organizationId: org.organization.id,
-                    caller,
-                    fileName: `f${i}.txt`,
-                    contentType: "text/plain",
-                    content: Stream.make(new TextEncoder().encode(`file ${i}`))
-                  }),
-                { concurrency: 6 }
-              )
-            )
-          )
-          const kept = uploads.pop()!
-          const ids = uploads.map((u) => u.id)
-          const sql = yield* on("a")(SqlClient.SqlClient)
-          yield* sql`UPDATE attachments SET expires_at = now() - interval '1 minute' WHERE id IN ${sql.in(ids)}`
-          const reapAll = Effect.flatMap(PendingAttachments, (attachments) =>
-            Effect.gen(function* () {
-              let reaped = 0
-              for (;;) {
-                const n = yield* attachments.reapExpired(7)
-                reaped += n
-                if (n === 0) return reaped
-              }
-            })
-          )
-          const reaped = yield* twiceOnEach(reapAll)
-          assert.strictEqual(
-            [...reaped.a, ...reaped.b].reduce((a, b) => a + b, 0),
-            59
-          )
-          const left = yield* sql<{
-            id: string
-          }>`SELECT id FROM attachments WHERE organization_id = ${org.organization.id}`
-          assert.deepStrictEqual(
-            left.map((row) => row.id),
-            [kept.id]
-          )
-          assert.deepStrictEqual(ids.filter(blobExists), [])
-          assert.isTrue(blobExists(kept.id))
+          let reaped = 0
+          for (;;) {
+            const n = yield* attachments.reapExpired(7)
+            reaped += n
+            if (n === 0) return reaped
+          }
         })
-    )
-  })
+      )
+      const reaped = yield* twiceOnEach(reapAll)
+      assert.strictEqual(
+        [...reaped.a, ...reaped.b].reduce((a, b) => a + b, 0),
+        59
+      )
+      const left = yield* sql<{
+        id: string
+      }>`SELECT id FROM attachments WHERE organization_id = ${org.organization.id}`
+      assert.deepStrictEqual(
+        left.map((row) => row.id),
+        [kept.id]
+      )
+      assert.deepStrictEqual(ids.filter(blobExists), [])
+      assert.isTrue(blobExists(kept.id))
+    })
+  )
 })

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
+import { describe, layer as testLayer, type Vitest } from "@effect/vitest"
 import { ticketStreamId } from "@helpdesk/domain"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, type Duration, Effect, Layer, Redacted } from "effect"
 import { clientOptions, MigrationsLive } from "../../src/Database/Database.js"
 import * as PgPool from "../../src/Database/PgPool.js"
-import { freshDatabase } from "./TestDatabase.js"
+import { freshDatabase, usesRealPostgres } from "./TestDatabase.js"
 
 /** A connection pool of a replica's own on `url`, named so that `pg_stat_activity` tells the replicas apart. */
 export const replicaPool = (url: string, name: string, maxConnections: number) =>
@@ -26,7 +27,8 @@ export interface Replicas<I> {
  * pools are named `<name>-a` and `<name>-b`. Real PostgreSQL only: PGlite runs one session.
  *
  * Returns the layer of both, `on(replica)`, which runs an effect against one of them, and `twiceOnEach`, which
- * runs an effect twice on each replica, all four at once (as racing sweeps), answering a's two results and b's.
+ * runs an effect twice on each replica, all four at once (as racing sweeps), answering a's two results and b's,
+ * and `suite`, which runs its tests against both replicas under `describe(title)`, on real PostgreSQL only.
  */
 export const twoReplicas = <I, E>(name: string, instance: (url: string, poolName: string) => Layer.Layer<I, E>) => {
   const tag = Context.GenericTag<Replicas<I>>(`test/Replicas/${name}`)
@@ -49,7 +51,18 @@ export const twoReplicas = <I, E>(name: string, instance: (url: string, poolName
       Effect.all([on("a")(effect), on("a")(effect), on("b")(effect), on("b")(effect)], { concurrency: "unbounded" }),
       ([a1, a2, b1, b2]) => ({ a: [a1, a2] as const, b: [b1, b2] as const })
     )
-  return { layer, on, twiceOnEach }
+  const suite = (
+    title: string,
+    tests: (it: Vitest.MethodsNonLive<Replicas<I>, true>) => void,
+    options: { readonly name?: string; readonly timeout?: Duration.DurationInput } = {}
+  ) =>
+    describe.runIf(usesRealPostgres)(title, () => {
+      testLayer(layer, { timeout: options.timeout ?? "120 seconds", excludeTestServices: true })(
+        options.name ?? "one database",
+        tests
+      )
+    })
+  return { layer, on, twiceOnEach, suite }
 }
 
 /** How many events of `type` each ticket's stream has, in the order of `ids` (0 for none). */
