@@ -82,15 +82,18 @@ const repliesOf = (ticketId: number) =>
 const range = (n: number) => Array.from({ length: n }, (_, i) => i)
 
 /**
- * 50 replies to the ticket at once, writer `n` by `write(n)`: every one is stored, and each writer decided on the
- * version just before its own event. Answers the writers' answers.
+ * 50 replies at once to a new ticket, writer `n` by `write(ticketId, n)`: every one is stored, and each writer decided
+ * on the version just before its own event. Answers the writers' answers.
  */
 const fiftyConcurrentReplies = <E, R>(
-  ticketId: number,
-  write: (writer: number) => Effect.Effect<{ readonly version: number; readonly result: number }, E, R>
+  write: (
+    ticketId: number,
+    writer: number
+  ) => Effect.Effect<{ readonly version: number; readonly result: number }, E, R>
 ) =>
   Effect.gen(function* () {
-    const answers = yield* Effect.forEach(range(50), write, { concurrency: "unbounded" })
+    const ticketId = yield* newTicket
+    const answers = yield* Effect.forEach(range(50), (writer) => write(ticketId, writer), { concurrency: "unbounded" })
     const stored = yield* repliesOf(ticketId)
     expect(stored.map((e) => e.writer).sort((a, b) => a - b)).toEqual(range(50))
     for (const answer of answers) expect(answer.version).toBe(answer.result + 1)
@@ -105,8 +108,7 @@ describe("the command pipeline under concurrency", () => {
         "decides on the state the previous one committed, and nothing is lost",
       () =>
         Effect.gen(function* () {
-          const ticketId = yield* newTicket
-          const answers = yield* fiftyConcurrentReplies(ticketId, (writer) => writeOne(ticketId, writer, Schedule.stop))
+          const answers = yield* fiftyConcurrentReplies((ticketId, writer) => writeOne(ticketId, writer, Schedule.stop))
           expect(new Set(answers.map((a) => a.version)).size).toBe(50)
         }),
       { timeout: 60_000 }
@@ -117,12 +119,11 @@ describe("the command pipeline under concurrency", () => {
         "and each decided on the version it appended after",
       () =>
         Effect.gen(function* () {
-          const ticketId = yield* newTicket
           const untilTheyWin = Schedule.spaced("2 millis").pipe(
             Schedule.jittered,
             Schedule.intersect(Schedule.recurs(500))
           )
-          yield* fiftyConcurrentReplies(ticketId, (writer) =>
+          yield* fiftyConcurrentReplies((ticketId, writer) =>
             writeOne(ticketId, writer, untilTheyWin).pipe(provideTicketStoreFromEventStore)
           )
         }),
