@@ -13,9 +13,9 @@ import { runHelpdesk } from "../src/Cli/Run.js"
 import { type Colors, colorsOn } from "../src/Cli/Terminal.js"
 import { migrations } from "../src/Database/migrations/index.js"
 import type * as PgPool from "../src/Database/PgPool.js"
-import { get, patch, post, testAppLive } from "./support/TestApp.js"
+import { get, patch, testAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
-import { organizationWithTicket, readTicket, type TicketOrg, ticketPath } from "./TicketsSupport.js"
+import { organizationWithTicket, readTicket, snoozeTicket, type TicketOrg } from "./TicketsSupport.js"
 
 /** Runs `helpdesk <args>` in-process against the test database; returns what it printed as JSON. */
 const helpdesk = (...args: ReadonlyArray<string>) =>
@@ -234,7 +234,7 @@ layer(CliTestAppLive, { excludeTestServices: true })("helpdesk CLI", (it) => {
     Effect.gen(function* () {
       const { org, t: created } = yield* organizationWithTicket()
       const until = new Date(Date.now() + 1500).toISOString()
-      const snoozed = yield* post(ticketPath(org, created.id, "snooze/"), { token: org.ownerToken, json: { until } })
+      const snoozed = yield* snoozeTicket(org, created.id, until)
       assert.strictEqual(snoozed.status, 200, snoozed.text)
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "helpdesk-worker-"))
       // No worker runs in the test app: only the CLI's can end the snooze and send the create-email.

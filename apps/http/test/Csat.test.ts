@@ -5,6 +5,7 @@ import {
   assertInvalid,
   outbox,
   readTicket,
+  readTicketBody,
   type TicketOrg,
   ticket,
   organization as ticketOrganization,
@@ -88,7 +89,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       const again = yield* post(path, { json: { rating: 5, comment: "Changed my mind" } })
       assert.strictEqual(again.status, 409)
       assert.match(again.body.detail, /already answered/)
-      assert.deepStrictEqual((yield* readTicket(org, id)).body.csat_response, { rating: 2, comment: "" })
+      assert.deepStrictEqual((yield* readTicketBody(org, id)).csat_response, { rating: 2, comment: "" })
     })
   )
 
@@ -103,7 +104,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       const statuses = answers.map((a) => a.status).sort()
       assert.deepStrictEqual(statuses, [201, 409, 409, 409, 409])
       const winner = answers.find((a) => a.status === 201)!.body.csat_response
-      assert.deepStrictEqual((yield* readTicket(org, id)).body.csat_response, winner)
+      assert.deepStrictEqual((yield* readTicketBody(org, id)).csat_response, winner)
     })
   )
 
@@ -114,7 +115,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
         const { id, path } = yield* closedWithSurvey(org)
         const refused = yield* post(path, { json: rating === undefined ? {} : { rating } })
         assertInvalid(refused, "rating", `rating ${rating}`)
-        assert.strictEqual((yield* readTicket(org, id)).body.csat_response, null)
+        assert.strictEqual((yield* readTicketBody(org, id)).csat_response, null)
       }
       for (const rating of [1, 5]) {
         const { path } = yield* closedWithSurvey(org)
@@ -186,7 +187,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       })
       assert.strictEqual(sent.status, 201, sent.text)
       assert.match(sent.text, /Thank you!/)
-      assert.deepStrictEqual((yield* readTicket(org, id)).body.csat_response, { rating: 5, comment: "<b>Great</b>" })
+      assert.deepStrictEqual((yield* readTicketBody(org, id)).csat_response, { rating: 5, comment: "<b>Great</b>" })
       const after = yield* request("GET", path, { headers: { accept: "text/html" } })
       assert.notMatch(after.text, /<form/)
     })

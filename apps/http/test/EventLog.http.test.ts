@@ -20,6 +20,7 @@ import {
   organizationAndAnother,
   organizationWithTicket,
   postMessage,
+  snoozeTicket,
   type TicketOrg,
   ticket,
   ticketPath,
@@ -74,10 +75,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
     Effect.gen(function* () {
       const { org, t: target } = yield* organizationWithTicket({ subject: "Original" })
       const until = inAnHour()
-      assert.strictEqual(
-        (yield* post(ticketPath(org, target.id, "snooze/"), { token: org.ownerToken, json: { until } })).status,
-        200
-      )
+      assert.strictEqual((yield* snoozeTicket(org, target.id, until)).status, 200)
       const source = yield* ticket(org, { subject: "Duplicate" })
       assert.strictEqual((yield* postMessage(org, source.id, { content: "On the duplicate" })).status, 201)
       assert.strictEqual(

@@ -23,7 +23,7 @@ import {
   organization,
   organizationWithTicket,
   postMessage,
-  readTicket,
+  readTicketBody,
   ticket
 } from "./TicketsSupport.js"
 
@@ -305,7 +305,7 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
       assert.strictEqual(reply.body.content_html, MALICIOUS_CLEAN)
       assert.strictEqual(reply.body.content, MALICIOUS_TEXT)
 
-      const read = (yield* readTicket(org, t.id)).body
+      const read = yield* readTicketBody(org, t.id)
       assert.strictEqual(read.description_html, MALICIOUS_CLEAN)
       assert.strictEqual(read.description, MALICIOUS_TEXT)
 

@@ -25,7 +25,16 @@ import {
 import { outboxRows, smtpLayer, testSmtpServer, withOutbox } from "./MailSupport.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestAppLive } from "./support/TestApp.js"
-import { inbox, organization, postMessage, readTicket, type TicketOrg, ticket, ticketPath } from "./TicketsSupport.js"
+import {
+  inbox,
+  organization,
+  postMessage,
+  readTicketBody,
+  snoozeTicket,
+  type TicketOrg,
+  ticket,
+  ticketPath
+} from "./TicketsSupport.js"
 
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "hd-inbound-"))
 
@@ -147,7 +156,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           }
           const record = yield* inboundRecord(org, id)
           assert.strictEqual(record?.outcome, "ticket")
-          const t = (yield* readTicket(org, Number(record!.ticketId))).body
+          const t = yield* readTicketBody(org, Number(record!.ticketId))
           assert.strictEqual(t.subject, "Invoice 42 is wrong")
           assert.strictEqual(t.inbox.id, billing)
           assert.strictEqual(t.origin, "email")
@@ -256,7 +265,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         const customer = Fixtures.uniqueEmail("snoozer")
         const c = yield* conversation(org, customer)
         const until = new Date(Date.now() + 86_400_000).toISOString()
-        const snoozed = yield* post(ticketPath(org, c.ticket.id, "snooze/"), { token: org.ownerToken, json: { until } })
+        const snoozed = yield* snoozeTicket(org, c.ticket.id, until)
         assert.strictEqual(snoozed.status, 200, snoozed.text)
         assert.isNotNull(snoozed.body.snoozed_until)
         yield* mailDesk(way, org, {
@@ -265,7 +274,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           text: "Still waiting.",
           inReplyTo: c.replyMessageId
         })
-        const t = (yield* readTicket(org, c.ticket.id)).body
+        const t = yield* readTicketBody(org, c.ticket.id)
         assert.isNull(t.snoozed_until)
         assert.strictEqual(t.last_unsnooze_reason, "customer_reply")
       })
@@ -391,10 +400,10 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           Effect.provide(ReadReceiptsLive)
         )
         assert.strictEqual((yield* get(`/mail/opened/${token}/`)).status, 200)
-        assert.strictEqual((yield* readTicket(org, c.ticket.id)).body.delivery_status, "read")
+        assert.strictEqual((yield* readTicketBody(org, c.ticket.id)).delivery_status, "read")
         const late = messageId("late-dsn")
         yield* send(dsn(c.createId, late))
-        const t = (yield* readTicket(org, c.ticket.id)).body
+        const t = yield* readTicketBody(org, c.ticket.id)
         assert.strictEqual(t.delivery_status, "read")
 
         // A bounce for mail that is not ours changes nothing.
@@ -420,7 +429,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           attachments: [{ filename: "offer.txt", content: "Only today", contentType: "text/plain" }]
         })
         const record = yield* inboundRecord(org, id)
-        const t = (yield* readTicket(org, Number(record!.ticketId))).body
+        const t = yield* readTicketBody(org, Number(record!.ticketId))
         assert.isTrue(t.is_spam)
         assert.deepStrictEqual(
           t.attachments.map((a: { name: string; size: number }) => [a.name, a.size]),
@@ -510,7 +519,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
 
         const edge = yield* postMail(org, yield* withFile(MAX_UPLOAD_BYTES))
         assert.strictEqual(edge.status, 200, edge.text)
-        const t = (yield* readTicket(org, edge.body.ticket_id)).body
+        const t = yield* readTicketBody(org, edge.body.ticket_id)
         assert.strictEqual(t.attachments[0].size, MAX_UPLOAD_BYTES)
 
         const huge = yield* postMail(org, Buffer.alloc(MAX_MESSAGE_BYTES + 1, "a"))
@@ -544,13 +553,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         yield* mail({ from: Fixtures.uniqueEmail("x"), to: "help@acme.example", subject: "Hi", text: "Hello" })
       )
       assert.strictEqual(other.status, 200, other.text)
-      assert.strictEqual((yield* readTicket(org, other.body.ticket_id)).body.inbox.name, "Desk")
+      assert.strictEqual((yield* readTicketBody(org, other.body.ticket_id)).inbox.name, "Desk")
       // Forwarded from the organization's own domain: the local part names the inbox.
       const forwarded = yield* postMail(
         org,
         yield* mail({ from: Fixtures.uniqueEmail("x"), to: "billing@acme.example", subject: "Hi", text: "Hello" })
       )
-      assert.strictEqual((yield* readTicket(org, forwarded.body.ticket_id)).body.inbox.name, "Billing")
+      assert.strictEqual((yield* readTicketBody(org, forwarded.body.ticket_id)).inbox.name, "Billing")
     })
   )
 })

@@ -5,7 +5,7 @@ import { get, patch, post, TestAppLive } from "./support/TestApp.js"
 import {
   organization,
   organizationWithTicket,
-  readTicket,
+  readTicketBody,
   type TicketOrg,
   tag,
   ticket,
@@ -75,7 +75,7 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
         const refused = yield* merge(org, source.id, { form: { into } })
         assert.strictEqual(refused.status, 400, `form ${into} → ${refused.text}`)
       }
-      assert.isNull((yield* readTicket(org, source.id)).body.merged_into)
+      assert.isNull((yield* readTicketBody(org, source.id)).merged_into)
       // A form's digits are still an id.
       const merged = yield* merge(org, source.id, { form: { into: String(target.id) } })
       assert.strictEqual(merged.status, 200, merged.text)
@@ -111,7 +111,7 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
         json: { content: "Hi", next_assignee_id: false }
       })
       assert.deepStrictEqual(reply.body, { next_assignee_id: typeError("bool") })
-      const after = (yield* readTicket(org, t.id)).body
+      const after = yield* readTicketBody(org, t.id)
       assert.isNull(after.assignee)
       assert.deepStrictEqual(after.tags, [])
 
@@ -229,7 +229,7 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
         assert.strictEqual(assigned.status, 400, `assignee_id ${JSON.stringify(value)} → ${assigned.text}`)
         assert.deepStrictEqual(Object.keys(assigned.body), ["assignee_id"], JSON.stringify(value))
       }
-      const after = (yield* readTicket(org, source.id)).body
+      const after = yield* readTicketBody(org, source.id)
       assert.isNull(after.merged_into)
       assert.isNull(after.assignee)
     })

@@ -15,10 +15,11 @@ import { uniqueEmail } from "./support/Fixtures.js"
 import { get, post, TestAppLive } from "./support/TestApp.js"
 import {
   ISO_MS,
+  inboundTicket,
   organization,
   organizationWithTicket,
   postMessage,
-  readTicket,
+  readTicketBody,
   resultIds,
   type TicketOrg,
   ticket,
@@ -54,7 +55,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       assert.strictEqual(opened.headers.get("content-type"), "image/gif")
       assert.include(opened.headers.get("cache-control") ?? "", "no-store")
       assert.isTrue(opened.text.startsWith("GIF89a"))
-      const read = (yield* readTicket(org, t.id)).body
+      const read = yield* readTicketBody(org, t.id)
       assert.strictEqual(read.delivery_status, "read")
       assert.match(read.read_at, ISO_MS)
       assert.match(read.sent_at, ISO_MS)
@@ -65,7 +66,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       const again = yield* get(path)
       assert.strictEqual(again.status, 200)
       assert.strictEqual(again.text, opened.text)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.read_at, read.read_at)
+      assert.strictEqual((yield* readTicketBody(org, t.id)).read_at, read.read_at)
 
       // The reply's pixel reads the message.
       const [replied] = smtp.withMessageId(replyRow!.rfcMessageId!)
@@ -81,13 +82,13 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
     Effect.gen(function* () {
       const { org, smtp, t: older } = yield* smtpAndTicket("older")
       const reply = yield* postMessage(org, older.id, { content: "Here is the answer." })
-      const before = (yield* readTicket(org, older.id)).body
+      const before = yield* readTicketBody(org, older.id)
       const newer = yield* ticket(org, { customer_email: uniqueEmail("newer") })
       yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       const [createRow, replyRow] = yield* outboxRows(older.id)
       assert.strictEqual((yield* get(pixelPath(smtp.withMessageId(createRow!.rfcMessageId!)[0]!))).status, 200)
       assert.strictEqual((yield* get(pixelPath(smtp.withMessageId(replyRow!.rfcMessageId!)[0]!))).status, 200)
-      const after = (yield* readTicket(org, older.id)).body
+      const after = yield* readTicketBody(org, older.id)
       assert.strictEqual(after.delivery_status, "read")
       assert.strictEqual(after.updated_at, before.updated_at)
       const message = yield* messageOf(org, older.id, reply.body.id)
@@ -112,7 +113,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
         assert.strictEqual(answer.headers.get("content-type"), "image/gif")
         assert.strictEqual(answer.text, answers[0]!.text)
       }
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "pending")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "pending")
       assert.strictEqual((yield* outboxRows(t.id))[0]!.readAt, null)
       // Another method on the pixel is not served.
       assert.strictEqual((yield* post(`/mail/opened/${forged}/`)).status, 405)
@@ -151,7 +152,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
         assert.strictEqual(carried.delivery_status, "sent")
         assert.match(carried.sent_at, ISO_MS)
         // The merged-away ticket takes no writes: its create-email stays as it was when merged.
-        assert.strictEqual((yield* readTicket(org, source.id)).body.delivery_status, "pending")
+        assert.strictEqual((yield* readTicketBody(org, source.id)).delivery_status, "pending")
       })
   )
 
@@ -160,7 +161,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       const org = yield* organization
       const smtp = yield* testSmtpServer()
       const to = uniqueEmail("survey")
-      const t = yield* ticket(org, { customer_email: to, created_by_role: "customer" }, org.integration)
+      const t = yield* inboundTicket(org, { customer_email: to })
       assert.strictEqual(t.delivery_status, null)
       const sql = yield* SqlClient.SqlClient
       const payload = {
@@ -184,7 +185,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       assert.strictEqual(header(mail!, "subject"), `How did we do? [#${t.public_id}]`)
       assert.strictEqual(header(mail!, "in-reply-to"), `<ticket-${t.id}@${row!.rfcMessageId!.split("@")[1]}`)
       assert.notInclude(mail!.raw, "/mail/opened/")
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, null)
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, null)
     })
   )
 
@@ -220,7 +221,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       // The default inbox has no name of its own: the organization's sender name.
       const [other] = smtp.to(plain.customer.email)
       assert.strictEqual(header(other!, "from"), `Acme Support <support@${orgDomain}>`)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
     })
   )
 
@@ -233,7 +234,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       yield* Effect.flatMap(BlobStore, (blobs) => blobs.remove(file.id)).pipe(Effect.provide(BlobStoreLive))
       const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.include(round, { failed: 1 })
-      const after = (yield* readTicket(org, t.id)).body
+      const after = yield* readTicketBody(org, t.id)
       assert.strictEqual(after.delivery_status, "failed")
       assert.include(after.delivery_failure_reason, "lost.txt")
       assert.strictEqual(smtp.received.length, 0)

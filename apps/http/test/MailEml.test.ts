@@ -22,7 +22,7 @@ import {
 } from "./MailSupport.js"
 import { uniqueEmail } from "./support/Fixtures.js"
 import { TestAppLive } from "./support/TestApp.js"
-import { organization, postMessage, readTicket, ticket } from "./TicketsSupport.js"
+import { organization, postMessage, readTicketBody, ticket } from "./TicketsSupport.js"
 
 /** A temporary directory, removed with the scope. */
 const tempDir = Effect.acquireRelease(
@@ -82,7 +82,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
         ),
         ["cc@example.com"]
       )
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
     })
   )
 
@@ -112,7 +112,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox without SMTP: .em
       ])
       const [row] = yield* outboxRows(t.id)
       assert.strictEqual(row!.status, "sent")
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
     })
   )
 

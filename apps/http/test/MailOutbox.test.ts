@@ -20,7 +20,7 @@ import {
 } from "./MailSupport.js"
 import { uniqueEmail } from "./support/Fixtures.js"
 import { get, TestAppLive } from "./support/TestApp.js"
-import { ISO_MS, organization, postMessage, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
+import { ISO_MS, organization, postMessage, readTicket, readTicketBody, ticket, ticketPath } from "./TicketsSupport.js"
 
 layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) => {
   it.scoped(
@@ -78,7 +78,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         assert.strictEqual(header(replied!, "references"), createRow!.rfcMessageId!)
         assert.strictEqual(header(replied!, "subject"), `Re: Parcel missing [#${t.public_id}]`)
 
-        const after = (yield* readTicket(org, t.id)).body
+        const after = yield* readTicketBody(org, t.id)
         assert.strictEqual(after.delivery_status, "sent")
         assert.match(after.sent_at, ISO_MS)
         assert.strictEqual(after.failed_at, null)
@@ -110,7 +110,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         assert.include(round, { sent: 2, failed: 0, recorded: 2 })
         assert.strictEqual(smtp.to(to).length, 2)
         assert.strictEqual(smtp.to(refusedCc).length, 0)
-        const after = (yield* readTicket(org, t.id)).body
+        const after = yield* readTicketBody(org, t.id)
         assert.strictEqual(after.delivery_status, "sent")
         assert.isNull(after.failed_at)
         assert.include(after.delivery_failure_reason, refusedCc)
@@ -123,7 +123,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         // Fully delivered mail keeps an empty reason.
         const clean = yield* ticket(org, { customer_email: uniqueEmail("clean") })
         yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
-        const cleanAfter = (yield* readTicket(org, clean.id)).body
+        const cleanAfter = yield* readTicketBody(org, clean.id)
         assert.strictEqual(cleanAfter.delivery_status, "sent")
         assert.strictEqual(cleanAfter.delivery_failure_reason, "")
       })
@@ -137,7 +137,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       })
       const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.include(round, { sent: 0, failed: 1, recorded: 1 })
-      const after = (yield* readTicket(org, t.id)).body
+      const after = yield* readTicketBody(org, t.id)
       assert.strictEqual(after.delivery_status, "failed")
       assert.match(after.failed_at, ISO_MS)
       assert.strictEqual(after.sent_at, null)
@@ -162,7 +162,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       const [pending] = yield* outboxRows(t.id)
       assert.strictEqual(pending!.status, "pending")
       assert.include(pending!.lastError, "451")
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "pending")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "pending")
       // Not due yet: the retry waits at least half the base delay.
       const early = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.strictEqual(early.claimed, 0)
@@ -173,7 +173,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       assert.strictEqual(row!.status, "sent")
       assert.strictEqual(row!.attempts, 2)
       assert.strictEqual(smtp.withMessageId(row!.rfcMessageId!).length, 1)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
     })
   )
 
@@ -192,7 +192,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       assert.strictEqual(row!.status, "sent")
       assert.strictEqual(smtp.withMessageId(row!.rfcMessageId!).length, 1)
       assert.strictEqual(smtp.received.length, 1)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
     })
   )
 
@@ -205,7 +205,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       const [row] = yield* outboxRows(t.id)
       assert.strictEqual(row!.status, "failed")
       assert.strictEqual(row!.attempts, 3)
-      const after = (yield* readTicket(org, t.id)).body
+      const after = yield* readTicketBody(org, t.id)
       assert.strictEqual(after.delivery_status, "failed")
       assert.match(after.delivery_failure_reason, /^Gave up after 3 attempts: .*421/)
     })
@@ -228,7 +228,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       const [leased] = yield* outboxRows(t.id)
       assert.strictEqual(leased!.status, "sending")
       assert.strictEqual(leased!.outcome, "sent")
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "pending")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "pending")
       // Still leased: a round before the lease expires leaves it alone.
       assert.strictEqual((yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())).claimed, 0)
 
@@ -238,7 +238,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       assert.strictEqual(row!.status, "sent")
       assert.strictEqual(row!.attempts, 1)
       assert.strictEqual(smtp.received.length, 1)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
     })
   )
 
@@ -261,7 +261,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
         // The documented window: the mail went out twice, under one Message-ID, so receivers can de-duplicate.
         assert.strictEqual(smtp.received.length, 2)
         assert.strictEqual(smtp.withMessageId(row!.rfcMessageId!).length, 2)
-        const after = (yield* readTicket(org, t.id)).body
+        const after = yield* readTicketBody(org, t.id)
         assert.strictEqual(after.delivery_status, "sent")
       })
   )
@@ -296,7 +296,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail outbox over SMTP", (it) 
       assert.strictEqual(smtp.withMessageId(firstRow!.rfcMessageId!).length, 2)
       assert.strictEqual(smtp.withMessageId(secondRow!.rfcMessageId!).length, 1)
       assert.strictEqual(secondRow!.status, "sent")
-      assert.strictEqual((yield* readTicket(org, second.id)).body.delivery_status, "sent")
+      assert.strictEqual((yield* readTicketBody(org, second.id)).delivery_status, "sent")
     })
   )
 

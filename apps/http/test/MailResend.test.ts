@@ -5,7 +5,7 @@ import { deliveryStatusNotification, inboundRecord, postMail } from "./InboundMa
 import { later, outboxRows, smtpLayer, testSmtpServer, withOutbox } from "./MailSupport.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { post, TestAppLive } from "./support/TestApp.js"
-import { organization, organizationWithTicket, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
+import { organization, organizationWithTicket, readTicketBody, ticket, ticketPath } from "./TicketsSupport.js"
 
 const customer = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
@@ -36,7 +36,7 @@ layer(Layer.provideMerge(BlobStoreLive, TestAppLive), { excludeTestServices: tru
         const t = yield* ticket(org, { customer_email: customer("moved") })
         const first = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
         assert.include(first, { sent: 0, failed: 1 })
-        assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "failed")
+        assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "failed")
 
         refusing = false
         const agent = yield* Fixtures.member(org, "member")
@@ -56,7 +56,7 @@ layer(Layer.provideMerge(BlobStoreLive, TestAppLive), { excludeTestServices: tru
         assert.match(resentRow!.rfcMessageId!, new RegExp(`^<ticket-${t.id}\\.r${resentRow!.id}@`))
         assert.strictEqual(smtp.received.length, 1)
         assert.strictEqual(smtp.withMessageId(resentRow!.rfcMessageId!).length, 1)
-        const after = (yield* readTicket(org, t.id)).body
+        const after = yield* readTicketBody(org, t.id)
         assert.strictEqual(after.delivery_status, "sent")
         assert.strictEqual(after.failed_at, null)
 
@@ -71,11 +71,11 @@ layer(Layer.provideMerge(BlobStoreLive, TestAppLive), { excludeTestServices: tru
         const lateAnswer = yield* postMail(org, bounceOf(failedRow!.rfcMessageId!, t.customer_email, late))
         assert.strictEqual(lateAnswer.status, 200, lateAnswer.text)
         assert.strictEqual((yield* inboundRecord(org, late))?.outcome, "ignored")
-        assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "sent")
+        assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
         const real = `<real-${t.id}-${Date.now()}@mx.example.net>`
         yield* postMail(org, bounceOf(resentRow!.rfcMessageId!, t.customer_email, real))
         assert.strictEqual((yield* inboundRecord(org, real))?.outcome, "bounce")
-        assert.strictEqual((yield* readTicket(org, t.id)).body.delivery_status, "failed")
+        assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "failed")
       })
     )
 

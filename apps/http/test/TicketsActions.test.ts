@@ -5,6 +5,7 @@ import * as Fixtures from "./support/Fixtures.js"
 import { get, patch, post, TestApp, TestAppLive } from "./support/TestApp.js"
 import {
   assertInvalid,
+  customerReply,
   ENGLISH,
   FRENCH,
   inAnHour,
@@ -12,11 +13,13 @@ import {
   organizationAndAnother,
   organizationWithTicket,
   postMessage,
-  readTicket,
+  readTicketBody,
   resultIds,
+  snoozeTicket,
   tag,
   ticket,
   ticketPath,
+  unsnoozeTicket,
   updateTicket,
   upload
 } from "./TicketsSupport.js"
@@ -34,7 +37,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
       assert.strictEqual(closed.status, 200, closed.text)
       assert.strictEqual(closed.body.status, "closed")
       assert.strictEqual(closed.body.classification, "resolved")
-      assert.deepStrictEqual((yield* readTicket(org, t.id)).body, closed.body)
+      assert.deepStrictEqual(yield* readTicketBody(org, t.id), closed.body)
       const reopened = yield* updateTicket(org, t.id, { status: "active" })
       assert.strictEqual(reopened.body.status, "active")
       assert.strictEqual(reopened.body.classification, "")
@@ -79,7 +82,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
         assertInvalid(response, field, field)
       }
       // The refused PATCHes changed nothing (not even their valid priority).
-      assert.strictEqual((yield* readTicket(org, t.id)).body.priority, "not_set")
+      assert.strictEqual((yield* readTicketBody(org, t.id)).priority, "not_set")
       // Members work tickets (decision 0412): their empty PATCH is an ordinary no-op.
       assert.strictEqual((yield* patch(ticketPath(org, t.id), { token: member.token, json: {} })).status, 200)
     })
@@ -108,8 +111,8 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
       assert.isAtLeast(row!.since!.getTime(), before - 1000)
       const unchanged = yield* updateTicket(org, t.id, { waiting_on: "customer" })
       assert.strictEqual(unchanged.status, 200)
-      yield* postMessage(org, t.id, { content: ENGLISH, role: "customer" }, org.integration)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.waiting_on, "associate")
+      yield* customerReply(org, t.id, ENGLISH)
+      assert.strictEqual((yield* readTicketBody(org, t.id)).waiting_on, "associate")
     })
   )
 
@@ -117,22 +120,22 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
     Effect.gen(function* () {
       const { org, t } = yield* organizationWithTicket()
       const until = inAnHour()
-      const snoozed = yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until } })
+      const snoozed = yield* snoozeTicket(org, t.id, until)
       assert.strictEqual(snoozed.status, 200, snoozed.text)
       assert.strictEqual(snoozed.body.snoozed_until, until)
       assert.strictEqual(snoozed.body.snoozed_by.id, org.ownerId)
       assert.strictEqual(snoozed.body.last_unsnooze_reason, null)
-      const unsnoozed = yield* post(ticketPath(org, t.id, "unsnooze/"), { token: org.ownerToken })
+      const unsnoozed = yield* unsnoozeTicket(org, t.id)
       assert.strictEqual(unsnoozed.status, 200)
       assert.strictEqual(unsnoozed.body.snoozed_until, null)
       assert.strictEqual(unsnoozed.body.last_unsnooze_reason, "manual")
       assert.isString(unsnoozed.body.last_snooze_ended_at)
-      const again = yield* post(ticketPath(org, t.id, "unsnooze/"), { token: org.ownerToken })
+      const again = yield* unsnoozeTicket(org, t.id)
       assertInvalid(again, "non_field_errors")
 
-      yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until: inAnHour() } })
-      yield* postMessage(org, t.id, { content: "Hello?", role: "customer" }, org.integration)
-      const woken = (yield* readTicket(org, t.id)).body
+      yield* snoozeTicket(org, t.id, inAnHour())
+      yield* customerReply(org, t.id, "Hello?")
+      const woken = yield* readTicketBody(org, t.id)
       assert.strictEqual(woken.snoozed_until, null)
       assert.strictEqual(woken.last_unsnooze_reason, "customer_reply")
 
@@ -141,7 +144,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
         json: { until: "2020-01-01T00:00:00Z" }
       })
       assertInvalid(past, "until")
-      const bad = yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: { until: "tomorrow" } })
+      const bad = yield* snoozeTicket(org, t.id, "tomorrow")
       assertInvalid(bad, "until")
       const missing = yield* post(ticketPath(org, t.id, "snooze/"), { token: org.ownerToken, json: {} })
       assert.deepStrictEqual(missing.body, { until: ["This field is required."] })
@@ -183,7 +186,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
         ...t,
         attachments: t.attachments.map(({ download_url: _, ...a }) => a)
       })
-      assert.deepStrictEqual(unsigned((yield* readTicket(org, source.id)).body), unsigned(merged.body))
+      assert.deepStrictEqual(unsigned(yield* readTicketBody(org, source.id)), unsigned(merged.body))
 
       // The source's opening request comes first (its time is the source's creation), then its messages.
       const moved = yield* get(ticketPath(org, target.id, "messages/"), { token: org.ownerToken })
@@ -207,7 +210,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
       )
       const file = yield* Effect.promise(() => fetch(opening.attachments[0].download_url).then((r) => r.text()))
       assert.strictEqual(file, "the opening request's file")
-      const survivorView = (yield* readTicket(org, target.id)).body
+      const survivorView = yield* readTicketBody(org, target.id)
       assert.isTrue(survivorView.has_attachments)
       assert.strictEqual(
         (yield* get(ticketPath(org, target.id, `messages/${opening.id}/`), { token: org.ownerToken })).status,
@@ -216,7 +219,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
 
       for (const write of [
         postMessage(org, source.id, { content: "late" }),
-        post(ticketPath(org, source.id, "snooze/"), { token: org.ownerToken, json: { until: inAnHour() } }),
+        snoozeTicket(org, source.id, inAnHour()),
         patch(ticketPath(org, source.id), { token: org.ownerToken, json: { priority: "high" } })
       ]) {
         const refused = yield* write
@@ -224,7 +227,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: update, snooze, merg
         assert.include(refused.body.non_field_errors[0], `ticket ${target.public_id}`)
       }
 
-      const reply = yield* postMessage(org, source.id, { content: "Customer again", role: "customer" }, org.integration)
+      const reply = yield* customerReply(org, source.id, "Customer again")
       assert.strictEqual(reply.status, 201, reply.text)
       assert.strictEqual(
         reply.headers.get("location"),

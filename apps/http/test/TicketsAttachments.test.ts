@@ -7,7 +7,7 @@ import {
   organization,
   organizationWithTicket,
   postMessage,
-  readTicket,
+  readTicketBody,
   ticket,
   upload
 } from "./TicketsSupport.js"
@@ -26,7 +26,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: attachments", (it) =
         { id: file.id, name: "invoice.txt", size: 12, content_type: "text/plain" }
       )
       assert.match(a.download_url, /^http:\/\/127\.0\.0\.1:\d+\/attachments\/.+signature=/)
-      const read = (yield* readTicket(org, t.id)).body
+      const read = yield* readTicketBody(org, t.id)
       assert.strictEqual(read.attachments[0].id, file.id)
       // Claimed once: a second ticket cannot take it.
       const again = yield* createTicket(org, {
@@ -67,7 +67,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: attachments", (it) =
       assert.strictEqual(onlyFile.status, 201, onlyFile.text)
       assert.strictEqual(onlyFile.body.attachments[0].id, file.id)
       assert.isString(onlyFile.body.attachments[0].download_url)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.has_attachments, true)
+      assert.strictEqual((yield* readTicketBody(org, t.id)).has_attachments, true)
       const listed = yield* get(`${org.tickets}${t.id}/messages/`, { token: org.ownerToken })
       assert.strictEqual(listed.body.results[0].attachments[0].name, "photo.txt")
       const bad = yield* postMessage(org, t.id, { content: "x", attachment_ids: ["nope"] })

@@ -4,6 +4,7 @@ import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestAppLive } from "./support/TestApp.js"
 import {
   assertInvalid,
+  inboundTicket,
   inbox,
   organization,
   organizationAndAnother,
@@ -36,7 +37,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
     const tagged = yield* ticket(org, { subject: "Tagged billing", tags: [billing.id, vip.id] })
     const inSales = yield* ticket(org, { subject: "Sales lead", inbox_id: sales.id })
     const telegram = yield* ticket(org, { subject: "From telegram", origin: "telegram" })
-    const inbound = yield* ticket(org, { subject: "Inbound", created_by_role: "customer" }, org.integration)
+    const inbound = yield* inboundTicket(org, { subject: "Inbound" })
     const snoozed = yield* ticket(org, { subject: "Snoozed" })
     yield* post(ticketPath(org, snoozed.id, "snooze/"), {
       token: org.ownerToken,

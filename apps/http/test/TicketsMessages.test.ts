@@ -5,14 +5,16 @@ import { get, TestApp, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 import {
   assertInvalid,
+  customerReply,
   FRENCH,
   ISO_MS,
+  inboundTicket,
   organization,
   organizationAndAnother,
   organizationWithTicket,
   outbox,
   postMessage,
-  readTicket,
+  readTicketBody,
   resultIds,
   ticket,
   ticketPath
@@ -51,7 +53,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
       Effect.gen(function* () {
         const org = yield* organization
         const { baseUrl } = yield* TestApp
-        const t = yield* ticket(org, { created_by_role: "customer" }, org.integration)
+        const t = yield* inboundTicket(org)
         const response = yield* postMessage(org, t.id, {
           content: "We are looking into it.",
           content_html: "<p>We are looking into it.</p>",
@@ -92,7 +94,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
         assert.deepStrictEqual(m.external_recipient_emails, [])
         assert.deepStrictEqual(m.bcc_recipient_emails, [])
 
-        const after = (yield* readTicket(org, t.id)).body
+        const after = yield* readTicketBody(org, t.id)
         assert.strictEqual(after.status, "active")
         assert.strictEqual(after.waiting_on, "customer")
         assert.strictEqual(after.customer_visible_reply_count, 1)
@@ -149,7 +151,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
     () =>
       Effect.gen(function* () {
         const { org, t } = yield* organizationWithTicket({ customer_email: "kim@example.com", customer_name: "Kim" })
-        const reply = yield* postMessage(org, t.id, { content: "Any news?", role: "customer" }, org.integration)
+        const reply = yield* customerReply(org, t.id, "Any news?")
         assert.strictEqual(reply.status, 201, reply.text)
         assert.strictEqual(reply.body.role, "customer")
         assert.strictEqual(reply.body.author, null)
@@ -160,7 +162,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
           profile_picture: ""
         })
         assert.strictEqual(reply.body.delivery_status, null)
-        assert.strictEqual((yield* readTicket(org, t.id)).body.waiting_on, "associate")
+        assert.strictEqual((yield* readTicketBody(org, t.id)).waiting_on, "associate")
         const byPerson = yield* postMessage(org, t.id, { content: "x", role: "customer" })
         assertInvalid(byPerson, "role")
         const internal = yield* postMessage(
@@ -177,8 +179,8 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
     Effect.gen(function* () {
       const { org, t } = yield* organizationWithTicket({ subject: "Hi", description: "Hello" })
       assert.strictEqual(t.language, "")
-      yield* postMessage(org, t.id, { content: FRENCH, role: "customer" }, org.integration)
-      assert.strictEqual((yield* readTicket(org, t.id)).body.language, "fr")
+      yield* customerReply(org, t.id, FRENCH)
+      assert.strictEqual((yield* readTicketBody(org, t.id)).language, "fr")
     })
   )
 
@@ -196,7 +198,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: messages", (it) => {
       assert.strictEqual(m.status, 201, m.text)
       assert.strictEqual(m.body.next_assignee.id, admin.userId)
       assert.strictEqual(m.body.next_priority, "urgent")
-      const after = (yield* readTicket(org, t.id)).body
+      const after = yield* readTicketBody(org, t.id)
       assert.strictEqual(after.assignee.id, admin.userId)
       assert.strictEqual(after.priority, "urgent")
       const outsider = yield* Fixtures.organization()

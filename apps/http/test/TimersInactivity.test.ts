@@ -10,7 +10,6 @@ import {
   organization,
   outbox,
   postMessage,
-  readTicket,
   readTicketBody,
   snoozeTicket,
   type TicketOrg,
@@ -128,9 +127,9 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         assert.strictEqual(mails[0]!.payload.to, "jane@example.com")
 
         // The reminder does not restart the wait, and it is sent once per waiting period.
-        const afterReminder = yield* readTicket(org, t.id)
-        assert.strictEqual(afterReminder.body.waiting_on, "customer")
-        assert.strictEqual(afterReminder.body.status, "created")
+        const afterReminder = yield* readTicketBody(org, t.id)
+        assert.strictEqual(afterReminder.waiting_on, "customer")
+        assert.strictEqual(afterReminder.status, "created")
         yield* sweepAt(after(since, 3))
         yield* sweepAt(after(since, 30))
         assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
@@ -258,7 +257,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         assert.strictEqual((yield* readTicketBody(org, t.id)).status, "created")
         assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
       }
-      assert.strictEqual((yield* readTicket(reminderOff.org, reminderOff.t.id)).body.status, "closed")
+      assert.strictEqual((yield* readTicketBody(reminderOff.org, reminderOff.t.id)).status, "closed")
       assert.deepStrictEqual(yield* systemMessages(reminderOff.org, reminderOff.t.id), [])
     })
   )
