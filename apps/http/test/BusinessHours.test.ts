@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { BAD_OPENING_TIMES, badOpeningHours } from "./support/BusinessHoursCases.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { del, get, patch, post, put, request, TestApp, TestAppLive } from "./support/TestApp.js"
 
@@ -177,10 +178,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
       const response = yield* putSchedule(org, {
         timezone: "Mars/Base",
         weekly_hours: {
-          mon: { opens_at: "09:5", closes_at: "17:00" },
-          tue: { opens_at: "25:00", closes_at: "17:00" },
-          wed: { opens_at: "09:00:00", closes_at: "17:00" },
-          thu: { opens_at: "24:00", closes_at: "17:00" },
+          ...badOpeningHours,
           fri: { opens_at: "09:00", closes_at: null },
           someday: nineToFive
         }
@@ -189,10 +187,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "180 seconds" })("busin
       assert.deepStrictEqual(response.body, {
         timezone: ['Unknown time zone "Mars/Base".'],
         weekly_hours: {
-          mon: { opens_at: ["Time has wrong format. Use HH:MM."] },
-          tue: { opens_at: ['"25:00" is not a time of day. Use HH:MM from 00:00 to 23:59 (24:00 only as closes_at).'] },
-          wed: { opens_at: ["Time has wrong format. Use HH:MM (weekly hours take no seconds)."] },
-          thu: { opens_at: ["24:00 is accepted as closes_at only. Use 00:00 to 23:59 for opens_at."] },
+          ...Object.fromEntries(BAD_OPENING_TIMES.map(({ day, message }) => [day, { opens_at: [message] }])),
           fri: {
             closes_at: [
               "This field is required when opens_at is set. Set both opens_at and closes_at, or make the day null to close it."

@@ -8,6 +8,7 @@ import {
   validateScheduleBody,
   validateScheduleWith
 } from "../src/BusinessHours/Validation.js"
+import { BAD_OPENING_TIMES, badOpeningHours } from "./support/BusinessHoursCases.js"
 
 /** The field errors of a refused input, as `{ "a.b.c": [messages] }` for compact assertions. */
 const errorsOf = <A>(result: Either.Either<A, ReadonlyArray<{ path: ReadonlyArray<string>; message: string }>>) => {
@@ -66,10 +67,7 @@ describe("validateScheduleBody (PUT business-hours)", () => {
         {
           timezone: "Mars/Base",
           weekly_hours: {
-            mon: { opens_at: "09:5", closes_at: "17:00" },
-            tue: { opens_at: "25:00", closes_at: "17:00" },
-            wed: { opens_at: "09:00:00", closes_at: "17:00" },
-            thu: { opens_at: "24:00", closes_at: "17:00" },
+            ...badOpeningHours,
             fri: { opens_at: "09:00" },
             sat: "closed",
             holiday: null
@@ -80,12 +78,7 @@ describe("validateScheduleBody (PUT business-hours)", () => {
     )
     assert.deepStrictEqual(errors, {
       timezone: ['Unknown time zone "Mars/Base".'],
-      "weekly_hours.mon.opens_at": ["Time has wrong format. Use HH:MM."],
-      "weekly_hours.tue.opens_at": [
-        '"25:00" is not a time of day. Use HH:MM from 00:00 to 23:59 (24:00 only as closes_at).'
-      ],
-      "weekly_hours.wed.opens_at": ["Time has wrong format. Use HH:MM (weekly hours take no seconds)."],
-      "weekly_hours.thu.opens_at": ["24:00 is accepted as closes_at only. Use 00:00 to 23:59 for opens_at."],
+      ...Object.fromEntries(BAD_OPENING_TIMES.map(({ day, message }) => [`weekly_hours.${day}.opens_at`, [message]])),
       "weekly_hours.fri.closes_at": [
         "This field is required when opens_at is set. Set both opens_at and closes_at, or make the day null to close it."
       ],
