@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { ExpectedVersion, GlobalCheckpointStart, type RecordedEvent } from "@helpdesk/domain"
+import { ExpectedVersion, GlobalCheckpointStart } from "@helpdesk/domain"
 import { Effect, Exit } from "effect"
 import eventOrganizations from "../src/Database/migrations/0096_event_organizations.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
@@ -9,13 +9,12 @@ import {
   databaseStartup,
   eventStoreOnFreshDatabase,
   freshStream,
+  idsOf,
   interleaved,
   newEvent,
   settled
 } from "./eventstore/fixtures.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
-
-const idsOf = (events: ReadonlyArray<RecordedEvent>) => events.map((e) => e.eventId)
 
 /** A stream whose first event names organization `org` (as a ticket's `TicketCreated` does). */
 const createdIn = (org: number | string, type = "Created") => newEvent(type, { organizationId: String(org) })

@@ -16,6 +16,7 @@ import {
   databaseStartup,
   eventStoreOnFreshDatabase,
   freshStream,
+  idsOf,
   interleaved,
   newEvent,
   newEvents,
@@ -43,8 +44,6 @@ const appendSettled = (events: ReadonlyArray<NewEvent>) =>
   Effect.flatMap(EventStore, (store) => store.append([appendTo(freshStream(), ExpectedVersion.noStream, events)])).pipe(
     Effect.zipRight(settled)
   )
-
-const idsOf = (events: ReadonlyArray<{ readonly eventId: string }>) => events.map((e) => e.eventId)
 
 /** A consumer that records each event id it handles in its own table (created on first use). */
 const recordingConsumer = (consumerId: string, batchSize = 100): Consumer<never, SqlClient.SqlClient> => ({

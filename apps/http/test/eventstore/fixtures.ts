@@ -38,6 +38,9 @@ export const appendTo = (
 /** A stream id no other test uses. */
 export const freshStream = (prefix = "s") => `${prefix}-${randomUUID()}`
 
+/** The ids of events, in order (what tests compare a read against). */
+export const idsOf = (events: ReadonlyArray<{ readonly eventId: string }>) => events.map((e) => e.eventId)
+
 /** The store (port and service) on a fresh migrated database, with these inline projections. */
 export const eventStoreOnFreshDatabase = (projections: ReadonlyArray<InlineProjection> = []) =>
   PostgresEventStoreLive.pipe(Layer.provide(InlineProjections.layer(projections)), Layer.provideMerge(TestDatabaseLive))
