@@ -30,57 +30,69 @@ const traced: Array<string> = []
 const tracedAttributes = new Map<string, unknown>()
 const workerSpans: Array<string> = []
 
+/** The test app under a {@link recordingTracer} writing to `names` (and `attributes`). */
+const appRecordingSpans = (
+  names: Array<string>,
+  options?: Parameters<typeof testAppLive>[0],
+  attributes?: Map<string, unknown>
+) => testAppLive(options).pipe(Layer.provide(recordingTracer(names, attributes)))
+
+/** Empties `names`, then has a new organization's owner read it (asserting the 200), so `names` holds that read's spans. */
+const recordOrganizationRead = (names: Array<string>) =>
+  Effect.gen(function* () {
+    const org = yield* Fixtures.organization()
+    names.length = 0
+    assert.strictEqual((yield* get(org.path, { token: org.ownerToken })).status, 200)
+  })
+
+/** Empties `names`, then posts a reply to a new ticket (asserting the 201), so `names` holds that write's spans. */
+const recordReply = (names: Array<string>) =>
+  Effect.gen(function* () {
+    const org = yield* organization
+    const created = yield* ticket(org)
+    names.length = 0
+    assert.strictEqual((yield* postMessage(org, created.id, { content: "On its way." })).status, 201)
+  })
+
 describe("tracing (docs/decisions/0780-tracing-off-without-exporter.md)", () => {
-  layer(testAppLive().pipe(Layer.provide(recordingTracer(untraced))), { excludeTestServices: true })(
-    "by default",
+  layer(appRecordingSpans(untraced), { excludeTestServices: true })("by default", (it) => {
+    it.effect("requests start no span, even under a tracer the embedding program provides", () =>
+      Effect.gen(function* () {
+        yield* recordOrganizationRead(untraced)
+        assert.strictEqual((yield* get("/healthz")).status, 200)
+        assert.deepStrictEqual(untraced, [])
+      })
+    )
+
+    it.effect("neither does a ticket write, through every step of the command pipeline", () =>
+      Effect.gen(function* () {
+        yield* recordReply(untraced)
+        assert.deepStrictEqual(untraced, [])
+      })
+    )
+  })
+
+  layer(appRecordingSpans(traced, { tracing: true }, tracedAttributes), { excludeTestServices: true })(
+    "with tracing: true",
     (it) => {
-      it.effect("requests start no span, even under a tracer the embedding program provides", () =>
+      it.effect("each request has its HTTP server span and the spans of its queries", () =>
         Effect.gen(function* () {
-          const org = yield* Fixtures.organization()
-          untraced.length = 0
-          assert.strictEqual((yield* get(org.path, { token: org.ownerToken })).status, 200)
-          assert.strictEqual((yield* get("/healthz")).status, 200)
-          assert.deepStrictEqual(untraced, [])
+          yield* recordOrganizationRead(traced)
+          assert.include(traced, "http.server GET")
+          assert.include(traced, "Tokens.authenticate")
         })
       )
 
-      it.effect("neither does a ticket write, through every step of the command pipeline", () =>
+      it.effect("a ticket write has the spans of its pipeline's steps, with their attributes", () =>
         Effect.gen(function* () {
-          const org = yield* organization
-          const created = yield* ticket(org)
-          untraced.length = 0
-          assert.strictEqual((yield* postMessage(org, created.id, { content: "On its way." })).status, 201)
-          assert.deepStrictEqual(untraced, [])
+          yield* recordReply(traced)
+          for (const step of ["TicketCommands.addMessage", "PostgresTicketStore.loadMany", "PostgresEventStore.append"])
+            assert.include(traced, step)
+          assert.deepStrictEqual(tracedAttributes.get("PostgresEventStore.append"), { streams: 1 })
         })
       )
     }
   )
-
-  layer(testAppLive({ tracing: true }).pipe(Layer.provide(recordingTracer(traced, tracedAttributes))), {
-    excludeTestServices: true
-  })("with tracing: true", (it) => {
-    it.effect("each request has its HTTP server span and the spans of its queries", () =>
-      Effect.gen(function* () {
-        const org = yield* Fixtures.organization()
-        traced.length = 0
-        assert.strictEqual((yield* get(org.path, { token: org.ownerToken })).status, 200)
-        assert.include(traced, "http.server GET")
-        assert.include(traced, "Tokens.authenticate")
-      })
-    )
-
-    it.effect("a ticket write has the spans of its pipeline's steps, with their attributes", () =>
-      Effect.gen(function* () {
-        const org = yield* organization
-        const created = yield* ticket(org)
-        traced.length = 0
-        assert.strictEqual((yield* postMessage(org, created.id, { content: "On its way." })).status, 201)
-        for (const step of ["TicketCommands.addMessage", "PostgresTicketStore.loadMany", "PostgresEventStore.append"])
-          assert.include(traced, step)
-        assert.deepStrictEqual(tracedAttributes.get("PostgresEventStore.append"), { streams: 1 })
-      })
-    )
-  })
 
   layer(
     // One connection, as the service keeps to PGlite: its single session would mix up concurrent rounds' exchanges.
