@@ -82,6 +82,10 @@ import type { TicketRef } from "./Values.js"
 export type Decision = Either.Either<ReadonlyArray<TicketEvent>, TicketError>
 
 const none: Decision = Either.right([])
+
+// Events derived from a validated command and state are built without the constructor's validation, which costs
+// far more than the event itself; encoding validates every event again before it can be stored (EventCodec).
+const DERIVED = { disableValidation: true } as const
 const accept = (...events: ReadonlyArray<TicketEvent>): Decision => Either.right(events)
 
 const nothingButTimers = (ticket: Ticket, command: TicketCommand): Decision | undefined =>
@@ -111,44 +115,44 @@ export const decide = (command: TicketCommand, state: TicketState): Decision => 
       if (state.kind !== "audio") return Either.left(new NotAnAudioTicket({ ticketId: state.id }))
       return command.transcript === state.description
         ? none
-        : accept(new TicketTranscriptRecorded({ ...base, transcript: command.transcript }))
+        : accept(new TicketTranscriptRecorded({ ...base, transcript: command.transcript }, DERIVED))
     case "CloseTicket":
       return close(command, state)
     case "ReopenTicket":
       return state.status !== "closed"
         ? Either.left(new TicketNotClosed({ ticketId: state.id }))
-        : accept(new TicketReopened({ ...base, reason: "manual" }))
+        : accept(new TicketReopened({ ...base, reason: "manual" }, DERIVED))
     case "ClassifyTicket":
       return classify(command, state)
     case "ChangePriority":
       return command.priority === state.priority
         ? none
-        : accept(new TicketPriorityChanged({ ...base, priority: command.priority }))
+        : accept(new TicketPriorityChanged({ ...base, priority: command.priority }, DERIVED))
     case "SetWaitingOn":
       return command.waitingOn === state.waitingOn
         ? none
-        : accept(new TicketWaitingOnChanged({ ...base, waitingOn: command.waitingOn }))
+        : accept(new TicketWaitingOnChanged({ ...base, waitingOn: command.waitingOn }, DERIVED))
     case "AssignTicket":
       return assign(command, state)
     case "SetTags":
       return setTags(command, state)
     case "MarkSpam":
-      return state.isSpam ? none : accept(new TicketMarkedSpam(base))
+      return state.isSpam ? none : accept(new TicketMarkedSpam(base, DERIVED))
     case "UnmarkSpam":
-      return state.isSpam ? accept(new TicketUnmarkedSpam(base)) : none
+      return state.isSpam ? accept(new TicketUnmarkedSpam(base, DERIVED)) : none
     case "RecordCsatResponse":
       if (state.csatResponse !== null) return Either.left(new CsatAlreadyRecorded({ ticketId: state.id }))
       return Number.isInteger(command.rating) && command.rating >= 1 && command.rating <= 5
-        ? accept(new TicketCsatRecorded({ ...base, rating: command.rating, comment: command.comment }))
+        ? accept(new TicketCsatRecorded({ ...base, rating: command.rating, comment: command.comment }, DERIVED))
         : Either.left(new CsatRatingOutOfRange({ rating: command.rating }))
     case "RecordSummary":
       return command.summary === state.summary
         ? none
-        : accept(new TicketSummarized({ ...base, summary: command.summary }))
+        : accept(new TicketSummarized({ ...base, summary: command.summary }, DERIVED))
     case "RecordSentiment":
       return command.sentiment === state.sentiment
         ? none
-        : accept(new TicketSentimentAnalyzed({ ...base, sentiment: command.sentiment }))
+        : accept(new TicketSentimentAnalyzed({ ...base, sentiment: command.sentiment }, DERIVED))
     case "RecordLanguage":
       return recordLanguage(command, state)
     case "AddMessage":
@@ -158,20 +162,23 @@ export const decide = (command: TicketCommand, state: TicketState): Decision => 
     case "UnsnoozeTicket":
       return state.snoozedUntil === null
         ? Either.left(new TicketNotSnoozed({ ticketId: state.id }))
-        : accept(new TicketUnsnoozed({ ...base, reason: "manual" }))
+        : accept(new TicketUnsnoozed({ ...base, reason: "manual" }, DERIVED))
     case "SnoozeTimerElapsed":
       return timerElapsed(command, state)
     case "ReportDelivery":
       return reportDelivery(command, state)
     case "RecordSlaBreach":
       return accept(
-        new TicketSlaBreached({ ...base, policyId: command.policyId, target: command.target, dueAt: command.dueAt })
+        new TicketSlaBreached(
+          { ...base, policyId: command.policyId, target: command.target, dueAt: command.dueAt },
+          DERIVED
+        )
       )
     case "ResendCreationEmail": {
       // Only a failed create-email is sent again; from any other state a resend would duplicate a mail (0663).
       const status = state.createEmailDelivery?.status ?? null
       return status === "failed"
-        ? accept(new TicketEmailResendRequested(base))
+        ? accept(new TicketEmailResendRequested(base, DERIVED))
         : Either.left(new CreateEmailNotFailed({ ticketId: state.id, status }))
     }
   }
@@ -185,13 +192,15 @@ const create = (command: CreateTicket): Decision => {
     return Either.left(new CreateEmailRequiresAssociate({ ticketId: command.ticketId }))
   }
   const { _tag, actor, ...fields } = command
-  return accept(new TicketCreated({ ...fields, by: actor }))
+  return accept(new TicketCreated({ ...fields, by: actor }, DERIVED))
 }
 
 const close = (command: CloseTicket, state: Ticket): Decision => {
   if (state.status === "closed") return Either.left(new TicketAlreadyClosed({ ticketId: state.id }))
   if (command.classification === "") return Either.left(new ClassificationRequiredToClose({ ticketId: state.id }))
-  return accept(new TicketClosed({ at: command.at, by: command.actor, classification: command.classification }))
+  return accept(
+    new TicketClosed({ at: command.at, by: command.actor, classification: command.classification }, DERIVED)
+  )
 }
 
 const classify = (command: ClassifyTicket, state: Ticket): Decision => {
@@ -200,7 +209,9 @@ const classify = (command: ClassifyTicket, state: Ticket): Decision => {
   }
   return command.classification === state.classification
     ? none
-    : accept(new TicketClassified({ at: command.at, by: command.actor, classification: command.classification }))
+    : accept(
+        new TicketClassified({ at: command.at, by: command.actor, classification: command.classification }, DERIVED)
+      )
 }
 
 const sameUser = (a: { readonly id: number } | null, b: { readonly id: number } | null): boolean =>
@@ -209,7 +220,7 @@ const sameUser = (a: { readonly id: number } | null, b: { readonly id: number } 
 const assign = (command: AssignTicket, state: Ticket): Decision =>
   sameUser(command.assignee, state.assignee)
     ? none
-    : accept(new TicketAssigned({ at: command.at, by: command.actor, assignee: command.assignee }))
+    : accept(new TicketAssigned({ at: command.at, by: command.actor, assignee: command.assignee }, DERIVED))
 
 const setTags = (command: SetTags, state: Ticket): Decision => {
   const seen = new Set<number>()
@@ -219,7 +230,7 @@ const setTags = (command: SetTags, state: Ticket): Decision => {
     return true
   })
   const unchanged = tags.length === state.tags.length && tags.every((t, i) => t.id === state.tags[i]!.id)
-  return unchanged ? none : accept(new TicketTagsChanged({ at: command.at, by: command.actor, tags }))
+  return unchanged ? none : accept(new TicketTagsChanged({ at: command.at, by: command.actor, tags }, DERIVED))
 }
 
 const languageCode = /^[a-z]{2}$/
@@ -230,7 +241,7 @@ const recordLanguage = (command: RecordLanguage, state: Ticket): Decision => {
   }
   return command.language === state.language
     ? none
-    : accept(new TicketLanguageDetected({ at: command.at, by: command.actor, language: command.language }))
+    : accept(new TicketLanguageDetected({ at: command.at, by: command.actor, language: command.language }, DERIVED))
 }
 
 const addMessage = (command: AddMessage, state: Ticket): Decision => {
@@ -255,41 +266,44 @@ const addMessage = (command: AddMessage, state: Ticket): Decision => {
   const bccRecipientEmails = visible ? (command.bccRecipientEmails ?? []) : []
   const base = { at: command.at, by: command.actor }
   const events: Array<TicketEvent> = [
-    new MessageAdded({
-      ...base,
-      message: {
-        id: command.messageId,
-        author: command.actor.user,
-        role,
-        sender: command.sender,
-        content: command.content,
-        contentHtml: command.contentHtml,
-        kind: command.kind,
-        hasRawContent: command.hasRawContent,
-        isVisibleToCustomer: visible,
-        externalRecipientEmails,
-        bccRecipientEmails,
-        nextAssignee: command.nextAssignee,
-        nextPriority: command.nextPriority,
-        nextAction: command.nextAction,
-        attachments: command.attachments,
-        sendsEmail: command.sendsEmail,
-        createdAt: command.at
-      }
-    })
+    new MessageAdded(
+      {
+        ...base,
+        message: {
+          id: command.messageId,
+          author: command.actor.user,
+          role,
+          sender: command.sender,
+          content: command.content,
+          contentHtml: command.contentHtml,
+          kind: command.kind,
+          hasRawContent: command.hasRawContent,
+          isVisibleToCustomer: visible,
+          externalRecipientEmails,
+          bccRecipientEmails,
+          nextAssignee: command.nextAssignee,
+          nextPriority: command.nextPriority,
+          nextAction: command.nextAction,
+          attachments: command.attachments,
+          sendsEmail: command.sendsEmail,
+          createdAt: command.at
+        }
+      },
+      DERIVED
+    )
   ]
-  if (visible && role === "associate" && state.status === "created") events.push(new TicketActivated(base))
+  if (visible && role === "associate" && state.status === "created") events.push(new TicketActivated(base, DERIVED))
   if (role === "customer" && state.status === "closed") {
-    events.push(new TicketReopened({ ...base, reason: "customer_reply" }))
+    events.push(new TicketReopened({ ...base, reason: "customer_reply" }, DERIVED))
   }
   if (role === "customer" && state.snoozedUntil !== null) {
-    events.push(new TicketUnsnoozed({ ...base, reason: "customer_reply" }))
+    events.push(new TicketUnsnoozed({ ...base, reason: "customer_reply" }, DERIVED))
   }
   if (command.nextAssignee !== null && !sameUser(command.nextAssignee, state.assignee)) {
-    events.push(new TicketAssigned({ ...base, assignee: command.nextAssignee }))
+    events.push(new TicketAssigned({ ...base, assignee: command.nextAssignee }, DERIVED))
   }
   if (command.nextPriority !== null && command.nextPriority !== state.priority) {
-    events.push(new TicketPriorityChanged({ ...base, priority: command.nextPriority }))
+    events.push(new TicketPriorityChanged({ ...base, priority: command.nextPriority }, DERIVED))
   }
   return Either.right(events)
 }
@@ -300,7 +314,7 @@ const snooze = (command: SnoozeTicket, state: Ticket): Decision => {
   if (command.until.epochMillis <= command.at.epochMillis) {
     return Either.left(new SnoozeMustBeInFuture({ ticketId: state.id, until: command.until, at: command.at }))
   }
-  return accept(new TicketSnoozed({ at: command.at, by: command.actor, until: command.until }))
+  return accept(new TicketSnoozed({ at: command.at, by: command.actor, until: command.until }, DERIVED))
 }
 
 const timerElapsed = (command: SnoozeTimerElapsed, state: Ticket): Decision => {
@@ -310,7 +324,7 @@ const timerElapsed = (command: SnoozeTimerElapsed, state: Ticket): Decision => {
   if (command.at.epochMillis < until.epochMillis) {
     return Either.left(new SnoozeNotElapsed({ ticketId: state.id, snoozedUntil: until, at: command.at }))
   }
-  return accept(new TicketUnsnoozed({ at: command.at, by: command.actor, reason: "timer" }))
+  return accept(new TicketUnsnoozed({ at: command.at, by: command.actor, reason: "timer" }, DERIVED))
 }
 
 const reportDelivery = (command: ReportDelivery, state: Ticket): Decision => {
@@ -322,7 +336,7 @@ const reportDelivery = (command: ReportDelivery, state: Ticket): Decision => {
     if (current === null) return Either.left(new DeliveryNotTracked({ ticketId: state.id, messageId: null }))
     return applyDeliveryReport(current, command.status, command.at, reason) === current
       ? none
-      : accept(new CreateEmailDeliveryReported(base))
+      : accept(new CreateEmailDeliveryReported(base, DERIVED))
   }
   const messageId = command.messageId
   const message = state.messages.find((m) => m.id === messageId)
@@ -330,7 +344,7 @@ const reportDelivery = (command: ReportDelivery, state: Ticket): Decision => {
   if (message.delivery === null) return Either.left(new DeliveryNotTracked({ ticketId: state.id, messageId }))
   return applyDeliveryReport(message.delivery, command.status, command.at, reason) === message.delivery
     ? none
-    : accept(new MessageDeliveryReported({ ...base, messageId }))
+    : accept(new MessageDeliveryReported({ ...base, messageId }, DERIVED))
 }
 
 /** The events of a merge for each of the two streams it writes. */
@@ -413,7 +427,7 @@ export const decideMerge = (
   }
   const messages = opening === null ? carried : [opening, ...carried]
   return Either.right({
-    source: [new TicketMergedInto({ ...base, into: refOf(target) })],
-    target: [new TicketMergedFrom({ ...base, from, messages })]
+    source: [new TicketMergedInto({ ...base, into: refOf(target) }, DERIVED)],
+    target: [new TicketMergedFrom({ ...base, from, messages }, DERIVED)]
   })
 }

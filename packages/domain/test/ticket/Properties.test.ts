@@ -264,6 +264,16 @@ describe("properties", () => {
     )
   })
 
+  it("every event decide builds is valid by its schema (decide skips the constructors' own check)", () => {
+    const validate = Schema.validateSync(TicketEvent)
+    fc.assert(
+      fc.property(life, ([create, commands]) => {
+        for (const event of run([create, ...commands]).events) expect(validate(event)).toBe(event)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   it("every event round-trips through its JSON encoding", () => {
     const encode = Schema.encodeSync(TicketEvent)
     const decode = Schema.decodeUnknownSync(TicketEvent)
