@@ -2,7 +2,7 @@ import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
-import { IntegerId, OrganizationPath } from "../Http/PathParams.js"
+import { integerIdParam, OrganizationPath } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { ExceptionOrdering } from "./BusinessHoursExceptions.js"
 import {
@@ -22,12 +22,10 @@ const SCHEDULE = "/organizations/:organization_id/business-hours/"
 
 /** The dated exceptions as a directory resource: `/organizations/{organization_id}/business-hours/exceptions/{pk}/`. */
 export const ExceptionResource = Resource.make({
-  segment: "business-hours/exceptions",
-  idParam: "pk",
-  idSchema: IntegerId,
-  item: BusinessHoursException,
-  create: BusinessHoursExceptionCreate,
-  update: BusinessHoursExceptionUpdate,
+  path: { segment: "business-hours/exceptions", id: integerIdParam("pk") },
+  permissions: { read: "business_hours.read", write: "business_hours.write" },
+  noun: { one: "a business-hours exception", many: "the business-hours exceptions" },
+  wire: { item: BusinessHoursException, create: BusinessHoursExceptionCreate, update: BusinessHoursExceptionUpdate },
   filters: {},
   ordering: ExceptionOrdering,
   names: {
@@ -39,19 +37,17 @@ export const ExceptionResource = Resource.make({
   },
   docs: {
     list: {
-      summary: "List the business-hours exceptions",
       description: `Paginated envelope, ordered by \`date\` (then \`id\`) unless \`ordering\` says otherwise. ${ROLES}`
     },
     create: {
       summary: "Add a business-hours exception",
       description: `Answers 201 with a \`Location\` header. Refused with 400 \`non_field_errors\` until business hours are saved. One exception per date: a second one on the same date is a 400 on \`date\` (a repeating exception and a non-repeating one on the same month and day of another year may coexist; the non-repeating one wins on its date). ${ROLES}`
     },
-    get: { summary: "Read a business-hours exception", description: ROLES },
+    get: { description: ROLES },
     update: {
-      summary: "Change a business-hours exception",
       description: `Any of the fields; the exception they make together with its stored fields is validated as a whole (setting only \`opens_at\` on a closed date is refused on \`closes_at\`). ${ROLES}`
     },
-    delete: { summary: "Delete a business-hours exception", description: `Answers 204 with no body. ${ROLES}` }
+    delete: { description: `Answers 204 with no body. ${ROLES}` }
   }
 })
 

@@ -3,12 +3,13 @@ import { Schema } from "effect"
 import { CustomerWire } from "../Customers/Api.js"
 import { CustomerOrdering } from "../Customers/Customers.js"
 import * as Pagination from "../Http/Pagination.js"
-import { OrganizationId } from "../Http/PathParams.js"
+import { OrganizationId, UuidId, uuidIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { Timestamp, UserRef } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { CompanyOrdering } from "./Companies.js"
 import { type Company, CompanyCreate, CompanyUpdate } from "./Company.js"
+import { parseCompanyId } from "./CompanyId.js"
 
 /** A company as the API shows it. */
 export const CompanyWire = Schema.Struct({
@@ -44,31 +45,22 @@ export const companyWire = (company: Company): typeof CompanyWire.Type => ({
   updated_at: company.updatedAt
 })
 
-const CompanyId = Schema.String.annotations({ jsonSchema: { type: "string", format: "uuid" } })
-
-const CompanyPath = Schema.Struct({ organization_id: OrganizationId, company_id: CompanyId })
+const CompanyPath = Schema.Struct({ organization_id: OrganizationId, company_id: UuidId })
 
 /** Companies as a directory resource: `/organizations/{organization_id}/companies/{company_id}/` (never deleted). */
 export const CompanyResource = Resource.make({
-  segment: "companies",
-  idParam: "company_id",
-  idSchema: CompanyId,
-  item: CompanyWire,
-  toWire: companyWire,
-  create: CompanyCreate,
-  update: CompanyUpdate,
+  path: { segment: "companies", id: uuidIdParam("company_id", parseCompanyId) },
+  permissions: { read: "companies.read", write: "companies.write" },
+  noun: { one: "a company", many: "companies" },
+  wire: { item: CompanyWire, toWire: companyWire, create: CompanyCreate, update: CompanyUpdate },
   filters: { search: Query.param("Keyword filter on name: case- and accent-insensitive; every word must match.") },
   ordering: CompanyOrdering,
   docs: {
-    list: { summary: "List companies" },
     create: {
-      summary: "Create a company",
       description:
         "Every role, members included. `name` is required and unique in the organization ignoring case; `default_assignee_id` must be a user of the organization; `email_domains` are unique in the organization. Answers 201 with a `Location` header."
     },
-    get: { summary: "Read a company" },
     update: {
-      summary: "Change a company",
       description: "`email_domains` replaces the whole list; `default_assignee_id: null` clears it."
     }
   }

@@ -10,7 +10,6 @@ import * as Resource from "../Http/Resource.js"
 import { CompanyResource } from "./Api.js"
 import { Companies } from "./Companies.js"
 import type { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomainsTaken } from "./CompanyErrors.js"
-import { parseCompanyId } from "./CompanyId.js"
 
 /** The wire error of a refused company write. */
 export const companyWriteError = writeRefusals<
@@ -39,16 +38,14 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
     const access = yield* OrganizationAccess
 
     const resource = yield* Resource.handlers(CompanyResource, {
-      permissions: { read: "companies.read", write: "companies.write" },
-      parseId: parseCompanyId,
-      filters: (urlParams) => Effect.succeed({ search: urlParams.search ?? "" }),
+      filters: Resource.searchFilter,
       writeError: companyWriteError,
       repository: companies
     })
 
     return Resource.handleAll(handlers, resource).handle("suggestedMembers", ({ path, request, urlParams }) =>
       Effect.gen(function* () {
-        const scope = yield* access.require(path.organization_id, "companies.read")
+        const scope = yield* access.require(path.organization_id, CompanyResource.permissions.read)
         const company = yield* resource.existing(scope.organizationId, path.company_id)
         const ordering = yield* CustomerOrdering.parse(urlParams.ordering)
         const page = yield* Pagination.parse(urlParams)

@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { IntegerId } from "../Http/PathParams.js"
+import { integerIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import * as Resource from "../Http/Resource.js"
-import { type Customer, CustomerCreate, CustomerUpdate } from "./Customer.js"
+import { type Customer, CustomerCreate, CustomerId, CustomerUpdate } from "./Customer.js"
 import { CustomerOrdering } from "./Customers.js"
 
 /** The short form a customer shows as its `company`. */
@@ -32,13 +32,10 @@ export const customerWire = (customer: Customer): typeof CustomerWire.Type => ({
 
 /** Customers as a directory resource: `/organizations/{organization_id}/customers/{pk}/` (never deleted). */
 export const CustomerResource = Resource.make({
-  segment: "customers",
-  idParam: "pk",
-  idSchema: IntegerId,
-  item: CustomerWire,
-  toWire: customerWire,
-  create: CustomerCreate,
-  update: CustomerUpdate,
+  path: { segment: "customers", id: integerIdParam("pk", CustomerId.make) },
+  permissions: { read: "customers.read", write: "customers.write" },
+  noun: { one: "a customer", many: "customers" },
+  wire: { item: CustomerWire, toWire: customerWire, create: CustomerCreate, update: CustomerUpdate },
   filters: {
     search: Query.param(
       "Keyword filter on name and e-mail address: case- and accent-insensitive; every word must match."
@@ -48,15 +45,12 @@ export const CustomerResource = Resource.make({
   },
   ordering: CustomerOrdering,
   docs: {
-    list: { summary: "List customers", description: "Every role may read. Default ordering: newest first (`-id`)." },
+    list: { description: "Every role may read. Default ordering: newest first (`-id`)." },
     create: {
-      summary: "Create a customer",
       description:
         "Every role, members included. `email` is required and unique in the organization ignoring case; `name` (default empty), `is_spam`, `company_id` (a company of the same organization, or null) and `is_company_manager` (needs a company) are optional. Answers 201 with a `Location` header."
     },
-    get: { summary: "Read a customer" },
     update: {
-      summary: "Change a customer",
       description:
         "Every role, members included. Moving the customer to another company, or out of any (`company_id: null`), ends their being a manager unless `is_company_manager` says otherwise."
     }

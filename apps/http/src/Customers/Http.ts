@@ -6,10 +6,8 @@ import type { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { parseUuid } from "../Companies/CompanyId.js"
 import { NotFound, ValidationError, writeRefusals } from "../Http/Errors.js"
 import { parseBooleanText } from "../Http/Fields.js"
-import { parseIntegerIdAs } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { CustomerResource } from "./Api.js"
-import { CustomerId } from "./Customer.js"
 import type { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from "./CustomerErrors.js"
 import { Customers } from "./Customers.js"
 
@@ -49,11 +47,9 @@ export const parseCustomerFilters = (params: {
 
 /** Handlers of the `customers` group. */
 export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =>
-  Effect.gen(function* () {
-    const customers = yield* Customers
-    const resource = yield* Resource.handlers(CustomerResource, {
-      permissions: { read: "customers.read", write: "customers.write" },
-      parseId: parseIntegerIdAs(CustomerId.make),
+  Resource.serve(
+    handlers,
+    Resource.handlers(CustomerResource, {
       filters: (urlParams) =>
         Effect.map(parseCustomerFilters(urlParams), (filters) => ({
           search: urlParams.search ?? "",
@@ -61,8 +57,7 @@ export const CustomersLive = HttpApiBuilder.group(Api, "customers", (handlers) =
           ...(filters.isSpam === undefined ? {} : { isSpam: filters.isSpam })
         })),
       writeError: customerWriteError,
-      repository: customers
+      repository: Customers
     })
-    return Resource.handleAll(handlers, resource)
-  })
+  )
 ).pipe(Layer.provide([OrganizationAccess.Default, Customers.Default]))

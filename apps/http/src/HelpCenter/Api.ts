@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
-import { IntegerId, OrganizationPath } from "../Http/PathParams.js"
+import { integerIdParam, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { Timestamp } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
@@ -21,6 +21,8 @@ export const Portal = Schema.Struct({
 }).annotations({ identifier: "Portal" })
 
 const roles = "Members read; owners, admins and integration tokens write (members get 403)."
+
+const permissions = { read: "help_center.read", write: "help_center.write" } as const
 
 /** A stored collection as the flat list and the detail show it. */
 export const collectionToWire = (model: CollectionModel): Collection => ({
@@ -73,15 +75,12 @@ export const nodeToWire = (node: TreeNode<CollectionModel, ArticleSummaryModel>)
 
 /** Collections as a directory resource: `/organizations/{organization_id}/portal/collections/{collection_id}/`. */
 export const CollectionResource = Resource.make({
-  segment: "portal/collections",
-  idParam: "collection_id",
-  idSchema: IntegerId,
-  item: Collection,
-  create: CollectionCreate,
-  update: CollectionUpdate,
+  path: { segment: "portal/collections", id: integerIdParam("collection_id") },
+  permissions,
+  noun: { one: "a collection", many: "collections" },
+  wire: { item: Collection, toWire: collectionToWire, create: CollectionCreate, update: CollectionUpdate },
   filters: {},
   ordering: CollectionOrdering,
-  toWire: collectionToWire,
   names: {
     list: "listCollections",
     create: "createCollection",
@@ -95,10 +94,8 @@ export const CollectionResource = Resource.make({
       description: "Every collection of the organization, at any depth, paginated."
     },
     create: {
-      summary: "Create a collection",
       description: `${roles} \`parent\` must be a collection of the same organization (400 otherwise); nesting is limited to 10 levels. Slugs are unique in the organization. Answers 201 with a \`Location\` header.`
     },
-    get: { summary: "Read a collection" },
     update: {
       summary: "Change or move a collection",
       description: `${roles} Moving a collection under itself or one of its descendants is 400 (\`parent\`).`
@@ -112,18 +109,15 @@ export const CollectionResource = Resource.make({
 
 /** Articles as a directory resource: `/organizations/{organization_id}/portal/articles/{article_id}/`. */
 export const ArticleResource = Resource.make({
-  segment: "portal/articles",
-  idParam: "article_id",
-  idSchema: IntegerId,
-  item: Article,
-  create: ArticleCreate,
-  update: ArticleUpdate,
+  path: { segment: "portal/articles", id: integerIdParam("article_id") },
+  permissions,
+  noun: { one: "an article", many: "articles" },
+  wire: { item: Article, toWire: articleToWire, create: ArticleCreate, update: ArticleUpdate },
   filters: {
     collection: Query.param("Only the articles of this collection (id)."),
     status: Query.param("Only articles with this status: `draft` or `published`.")
   },
   ordering: ArticleOrdering,
-  toWire: articleToWire,
   names: {
     list: "listArticles",
     create: "createArticle",
@@ -132,17 +126,13 @@ export const ArticleResource = Resource.make({
     delete: "deleteArticle"
   },
   docs: {
-    list: { summary: "List articles" },
     create: {
-      summary: "Create an article",
       description: `${roles} \`published_at\` is set when the article is first published. Answers 201 with a \`Location\` header.`
     },
-    get: { summary: "Read an article" },
     update: {
-      summary: "Change an article",
       description: `${roles} Publishing sets \`published_at\` the first time; going back to draft keeps it.`
     },
-    delete: { summary: "Delete an article", description: `${roles} Answers 204.` }
+    delete: { description: `${roles} Answers 204.` }
   }
 })
 

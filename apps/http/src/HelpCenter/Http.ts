@@ -81,17 +81,13 @@ export const HelpCenterLive = HttpApiBuilder.group(Api, "helpCenter", (handlers)
     const sql = yield* SqlClient.SqlClient
     const collections = yield* Collections
     const access = yield* OrganizationAccess
-    const permissions = { read: "help_center.read", write: "help_center.write" } as const
+    const { permissions } = CollectionResource
     const collection = yield* Resource.handlers(CollectionResource, {
-      permissions,
-      parseId: parseIntegerId,
-      filters: () => Effect.succeed({}),
+      filters: Resource.noFilters,
       writeError: toHttpError,
       repository: collections
     })
     const article = yield* Resource.handlers(ArticleResource, {
-      permissions,
-      parseId: parseIntegerId,
       filters: (urlParams) =>
         Effect.all({
           collection: parseCollectionFilter(urlParams.collection),

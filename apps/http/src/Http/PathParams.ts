@@ -32,3 +32,33 @@ export const parseIntegerIdAs =
     const id = parseIntegerId(segment)
     return id === undefined ? undefined : make(id)
   }
+
+/** A UUID in a path (`{company_id}`), parsed by its feature; anything else is 404. */
+export const UuidId = Schema.String.annotations({ jsonSchema: { type: "string", format: "uuid" } })
+
+/** The path parameter that names an item: its name, how it shows in OpenAPI, and the id a segment names. */
+export interface ItemId<Param extends string, Id> {
+  readonly param: Param
+  readonly schema: Schema.Schema<string>
+  /** The id a path segment names, or undefined (404). */
+  readonly parse: (segment: string) => Id | undefined
+}
+
+/** An integer item id named `param` ({@link IntegerId}), branded by `make` (a plain number without it). */
+export function integerIdParam<const Param extends string>(param: Param): ItemId<Param, number>
+export function integerIdParam<const Param extends string, Id>(
+  param: Param,
+  make: (id: number) => Id
+): ItemId<Param, Id>
+export function integerIdParam<const Param extends string, Id>(
+  param: Param,
+  make?: (id: number) => Id
+): ItemId<Param, Id | number> {
+  return { param, schema: IntegerId, parse: make === undefined ? parseIntegerId : parseIntegerIdAs(make) }
+}
+
+/** A UUID item id named `param` ({@link UuidId}), parsed by `parse`. */
+export const uuidIdParam = <const Param extends string, Id>(
+  param: Param,
+  parse: (segment: string) => Id | undefined
+): ItemId<Param, Id> => ({ param, schema: UuidId, parse })

@@ -15,7 +15,7 @@ import { type Doc, documented } from "./Documented.js"
 import { NotFound, type PermissionDenied, type ValidationError, Wire } from "./Errors.js"
 import type * as Ordering from "./Ordering.js"
 import * as Pagination from "./Pagination.js"
-import { OrganizationId, OrganizationPath } from "./PathParams.js"
+import { type ItemId, OrganizationId, OrganizationPath } from "./PathParams.js"
 import type * as Query from "./Query.js"
 import * as RequestBody from "./RequestBody.js"
 import { created, noContent } from "./Responses.js"
@@ -24,7 +24,9 @@ import { created, noContent } from "./Responses.js"
  * A directory resource under `/organizations/{organization_id}/{segment}/`: list (search filters, ordering,
  * paging), create, read, partial update and delete. {@link endpoints} declares its `HttpApiEndpoint`s from its
  * schemas, {@link handlers} implements them over a {@link Repository}; the feature's group adds anything else.
- * The repository may return domain models: the spec's `toWire` (and `created.toWire`) make the wire items.
+ * The spec also declares who may read and write (the roles table's actions) and how a path segment names an
+ * item, so a feature's handlers only add its list filters, its write errors and its repository. The repository may
+ * return domain models: the spec's `wire.toWire` (and `wire.created.toWire`) make the wire items.
  */
 
 /** The `HttpApiEndpoint` names of a resource's endpoints (a group holding two resources names them apart). */
@@ -47,7 +49,7 @@ export type DefaultNames = {
 
 const defaultNames: DefaultNames = { list: "list", create: "create", get: "get", update: "update", delete: "delete" }
 
-/** What declares a resource: its path, wire schemas and ordering. */
+/** What declares a resource: its path and id, who may read and write it, its wire schemas, ordering and docs. */
 export interface Spec<
   Segment extends string,
   IdParam extends string,
@@ -62,18 +64,35 @@ export interface Spec<
   R = A,
   RI = I,
   CM = M,
-  N extends Names = DefaultNames
+  N extends Names = DefaultNames,
+  Id = unknown
 > {
-  /** The collection's path segment: `tags` in `/organizations/{organization_id}/tags/`. */
-  readonly segment: Segment
-  /** The item's path parameter: `pk` in `/organizations/{organization_id}/tags/{pk}/`. */
-  readonly idParam: IdParam
-  /** How the item's id shows in the path (OpenAPI); ids are parsed by the handlers. */
-  readonly idSchema: Schema.Schema<string>
-  readonly item: Schema.Schema<A, I>
-  readonly create: Schema.Schema<C, CI>
-  /** The update body; a resource without one has no `update` endpoint. */
-  readonly update?: Schema.Schema<U, UI>
+  /**
+   * Where it lives: `{ segment: "tags", id: integerIdParam("pk", TagId.make) }` is
+   * `/organizations/{organization_id}/tags/{pk}/`, `pk` naming the item a `TagId` parses to.
+   */
+  readonly path: { readonly segment: Segment; readonly id: ItemId<IdParam, Id> }
+  /** The role actions of reads and writes; with a list, the role must be allowed one of them (checks refine). */
+  readonly permissions: {
+    readonly read: Action | ReadonlyArray<Action>
+    readonly write: Action | ReadonlyArray<Action>
+  }
+  /**
+   * The item in its endpoints' summaries: `{ one: "a tag", many: "tags" }` makes "List tags", "Create a tag",
+   * "Read a tag", "Change a tag" and "Delete a tag".
+   */
+  readonly noun: { readonly one: string; readonly many: string }
+  /** What the endpoints read and answer, and how the repository's models become it. */
+  readonly wire: {
+    readonly item: Schema.Schema<A, I>
+    /** The wire item of a repository's model; without it the repository returns wire items. */
+    readonly toWire?: (model: M) => A
+    readonly create: Schema.Schema<C, CI>
+    /** The update body; a resource without one has no `update` endpoint. */
+    readonly update?: Schema.Schema<U, UI>
+    /** What `create` answers when it is not the item (e.g. the item with a secret shown once). */
+    readonly created?: { readonly schema: Schema.Schema<R, RI>; readonly toWire: (model: CM) => R }
+  }
   /** Endpoint names other than `list`, `create`, `get`, `update` and `delete` (`Resource.DefaultNames`). */
   readonly names?: N
   /** Query parameters of the list besides ordering and paging. */
@@ -83,17 +102,8 @@ export interface Spec<
    * `Ordering.fixed("id")`.
    */
   readonly ordering: Ordering.OrderingSpec<string> | Ordering.Ordering<string>
-  /** The wire item of a repository's model; without it the repository returns wire items. */
-  readonly toWire?: (model: M) => A
-  /** What `create` answers when it is not the item (e.g. the item with a secret shown once). */
-  readonly created?: { readonly schema: Schema.Schema<R, RI>; readonly toWire: (model: CM) => R }
-  readonly docs: {
-    readonly list: Doc
-    readonly create: Doc
-    readonly get: Doc
-    readonly update?: Doc
-    readonly delete?: Doc
-  }
+  /** Each endpoint's OpenAPI description, and its summary where the noun's does not say it. */
+  readonly docs?: { readonly [K in keyof Names]?: Partial<Doc> }
 }
 
 /** Declares a resource (identity function that fixes the type parameters). */
@@ -111,10 +121,27 @@ export const make = <
   R = A,
   RI = I,
   CM = M,
-  const N extends Names = DefaultNames
+  const N extends Names = DefaultNames,
+  Id = unknown
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>
-): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N> => spec
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N, Id>
+): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N, Id> => spec
+
+/** An endpoint's summary from the spec's noun, and its description, unless the spec's docs say otherwise. */
+const doc = (
+  spec: Pick<Spec<string, string, unknown, unknown, unknown, unknown, unknown, unknown, {}>, "noun" | "docs">,
+  name: keyof Names
+): Doc => {
+  const { one, many } = spec.noun
+  const summaries = {
+    list: `List ${many}`,
+    create: `Create ${one}`,
+    get: `Read ${one}`,
+    update: `Change ${one}`,
+    delete: `Delete ${one}`
+  }
+  return { summary: summaries[name], ...spec.docs?.[name] }
+}
 
 /** The client-chosen ordering's query parameter, if the list has one. */
 const orderingParams = (ordering: Ordering.OrderingSpec<string> | Ordering.Ordering<string>) =>
@@ -142,10 +169,12 @@ export const endpoints = <
 >(
   spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>
 ) => {
-  const collection = `/organizations/:organization_id/${spec.segment}/` as const
-  const member = `${collection}:${spec.idParam}/` as const
+  const collection = `/organizations/:organization_id/${spec.path.segment}/` as const
+  const member = `${collection}:${spec.path.id.param}/` as const
   const ItemPath = Schema.Struct({ organization_id: OrganizationId }).pipe(
-    Schema.extend(Schema.Struct({ [spec.idParam]: spec.idSchema } as { [K in IdParam]: Schema.Schema<string> }))
+    Schema.extend(
+      Schema.Struct({ [spec.path.id.param]: spec.path.id.schema } as { [K in IdParam]: Schema.Schema<string> })
+    )
   )
   const ListParams = Schema.Struct({
     ...spec.filters,
@@ -155,30 +184,30 @@ export const endpoints = <
   const names = (spec.names ?? defaultNames) as N
   const update = HttpApiEndpoint.patch(names.update as N["update"], member)
     .setPath(ItemPath)
-    .setPayload(spec.update as Schema.Schema<U, UI>)
-    .addSuccess(spec.item)
-    .annotateContext(documented(spec.docs.update ?? { summary: `Change in ${spec.segment}` }))
+    .setPayload(spec.wire.update as Schema.Schema<U, UI>)
+    .addSuccess(spec.wire.item)
+    .annotateContext(documented(doc(spec, "update")))
   return {
     list: HttpApiEndpoint.get(names.list as N["list"], collection)
       .setPath(OrganizationPath)
       // Every field is a `Query.param` (string-encoded), which the generic check cannot see through.
       .setUrlParams<typeof ListParams>(ListParams as never)
-      .addSuccess(Pagination.Envelope(spec.item))
-      .annotateContext(documented(spec.docs.list)),
+      .addSuccess(Pagination.Envelope(spec.wire.item))
+      .annotateContext(documented(doc(spec, "list"))),
     create: HttpApiEndpoint.post(names.create as N["create"], collection)
       .setPath(OrganizationPath)
-      .setPayload(spec.create)
-      .addSuccess((spec.created?.schema ?? spec.item) as Schema.Schema<R, RI>, { status: 201 })
-      .annotateContext(documented(spec.docs.create)),
+      .setPayload(spec.wire.create)
+      .addSuccess((spec.wire.created?.schema ?? spec.wire.item) as Schema.Schema<R, RI>, { status: 201 })
+      .annotateContext(documented(doc(spec, "create"))),
     get: HttpApiEndpoint.get(names.get as N["get"], member)
       .setPath(ItemPath)
-      .addSuccess(spec.item)
-      .annotateContext(documented(spec.docs.get)),
-    update: (spec.update === undefined ? undefined : update) as [U] extends [never] ? undefined : typeof update,
+      .addSuccess(spec.wire.item)
+      .annotateContext(documented(doc(spec, "get"))),
+    update: (spec.wire.update === undefined ? undefined : update) as [U] extends [never] ? undefined : typeof update,
     delete: HttpApiEndpoint.del(names.delete as N["delete"], member)
       .setPath(ItemPath)
       .addSuccess(HttpApiSchema.NoContent)
-      .annotateContext(documented(spec.docs.delete ?? { summary: `Delete from ${spec.segment}` }))
+      .annotateContext(documented(doc(spec, "delete")))
   }
 }
 
@@ -269,7 +298,7 @@ export interface Repository<M extends { readonly id: Id }, Id, C, U, Query, E, C
 /** A refusal of a check: 400, 403 or 404 in the documented shapes. */
 export type Refusal = NotFound | PermissionDenied | ValidationError
 
-/** How a resource's handlers reach and guard its repository. */
+/** How a resource's handlers reach its repository: its list filters, the wire errors of its writes, its checks. */
 export interface Binding<
   M extends { readonly id: Id },
   Id,
@@ -279,15 +308,9 @@ export interface Binding<
   E,
   UrlParams,
   CM extends { readonly id: Id } = M,
-  WE = NotFound | ValidationError
+  WE = NotFound | ValidationError,
+  RR = never
 > {
-  /** The role actions of reads and writes; with a list, the role must be allowed one of them (checks refine). */
-  readonly permissions: {
-    readonly read: Action | ReadonlyArray<Action>
-    readonly write: Action | ReadonlyArray<Action>
-  }
-  /** The id a path segment names, or undefined (404). */
-  readonly parseId: (segment: string) => Id | undefined
   /**
    * The repository's list filters from the request's query parameters (checked before the ordering); they may
    * read the `CurrentCaller` (e.g. to list only what the caller sees).
@@ -304,8 +327,18 @@ export interface Binding<
     readonly update?: (scope: OrganizationScope, item: M, changes: U) => Effect.Effect<void, Refusal, CurrentCaller>
     readonly delete?: (scope: OrganizationScope, item: M) => Effect.Effect<void, Refusal, CurrentCaller>
   }
-  readonly repository: Repository<M, Id, C, U, Query, E, CM>
+  /** The repository, or the service that is one (e.g. `Tags`), yielded when the handlers are made. */
+  readonly repository:
+    | Repository<M, Id, C, U, Query, E, CM>
+    | Effect.Effect<Repository<M, Id, C, U, Query, E, CM>, never, RR>
 }
+
+/** The list filters of a resource whose list takes none. */
+export const noFilters = (): Effect.Effect<{}> => Effect.succeed({})
+
+/** The list filters of a resource whose list is searched by keywords (`search`, empty when absent). */
+export const searchFilter = (urlParams: { readonly search?: string | undefined }) =>
+  Effect.succeed({ search: urlParams.search ?? "" })
 
 /**
  * The handlers of a resource's endpoints, for `handlers.handle("list", h.list).handleRaw("create", h.create)…`
@@ -330,23 +363,26 @@ export const handlers = <
   Query,
   E,
   N extends Names,
-  WE = NotFound | ValidationError
+  WE = NotFound | ValidationError,
+  RR = never
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>,
-  binding: Binding<NoInfer<M>, Id, C, U, Query, E, Schema.Struct.Type<Filters>, NoInfer<CM>, WE>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N, Id>,
+  binding: Binding<NoInfer<M>, Id, C, U, Query, E, Schema.Struct.Type<Filters>, NoInfer<CM>, WE, RR>
 ) =>
   Effect.gen(function* () {
     const access = yield* OrganizationAccess
-    const { checks, permissions, repository } = binding
+    const { checks } = binding
+    const repository = Effect.isEffect(binding.repository) ? yield* binding.repository : binding.repository
+    const { permissions } = spec
     // Without `toWire` the spec's types make the model the wire item.
-    const toWire = spec.toWire ?? ((model: M) => model as unknown as A)
-    const createdSchema = (spec.created?.schema ?? spec.item) as Schema.Schema<R, RI>
-    const createdToWire = spec.created?.toWire ?? ((model: CM) => toWire(model as unknown as M) as unknown as R)
+    const toWire = spec.wire.toWire ?? ((model: M) => model as unknown as A)
+    const createdSchema = (spec.wire.created?.schema ?? spec.wire.item) as Schema.Schema<R, RI>
+    const createdToWire = spec.wire.created?.toWire ?? ((model: CM) => toWire(model as unknown as M) as unknown as R)
 
     // A malformed id names nothing: 404, as an unknown one.
     const existing = (organizationId: number, segment: string) =>
       Effect.gen(function* () {
-        const id = binding.parseId(segment)
+        const id = spec.path.id.parse(segment)
         const item = id === undefined ? undefined : yield* repository.findById(organizationId, id)
         if (item === undefined) return yield* new NotFound()
         return item
@@ -376,9 +412,9 @@ export const handlers = <
           page,
           repository.list(scope.organizationId, { ...filters, ordering })
         )
-        return spec.toWire === undefined
+        return spec.wire.toWire === undefined
           ? (result as unknown as Pagination.Page<A>)
-          : { ...result, results: result.results.map(spec.toWire) }
+          : { ...result, results: result.results.map(spec.wire.toWire) }
       })
 
     const create = (input: {
@@ -387,30 +423,30 @@ export const handlers = <
     }) =>
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.write)
-        const body = yield* RequestBody.decode(input.request, spec.create)
+        const body = yield* RequestBody.decode(input.request, spec.wire.create)
         if (checks?.create !== undefined) yield* checks.create(scope, body)
         const item = yield* repository.create(scope.organizationId, body).pipe(Effect.mapError(binding.writeError))
         return yield* created(
           input.request,
           createdSchema,
           createdToWire(item),
-          `/organizations/${scope.publicId}/${spec.segment}/${String(item.id)}/`
+          `/organizations/${scope.publicId}/${spec.path.segment}/${String(item.id)}/`
         )
       })
 
     const get = (input: Pick<ItemRequest, "path">) =>
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.read)
-        return toWire(yield* existing(scope.organizationId, input.path[spec.idParam]))
+        return toWire(yield* existing(scope.organizationId, input.path[spec.path.id.param]))
       })
 
     const update = (input: ItemRequest) =>
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.write)
-        const item = yield* existing(scope.organizationId, input.path[spec.idParam])
+        const item = yield* existing(scope.organizationId, input.path[spec.path.id.param])
         // A resource without `update` declares no update endpoint; answer as for an unknown route.
-        if (spec.update === undefined || repository.update === undefined) return yield* new NotFound()
-        const changes = yield* RequestBody.decode(input.request, spec.update)
+        if (spec.wire.update === undefined || repository.update === undefined) return yield* new NotFound()
+        const changes = yield* RequestBody.decode(input.request, spec.wire.update)
         if (checks?.update !== undefined) yield* checks.update(scope, item, changes)
         const updated = yield* repository
           .update(scope.organizationId, item.id, changes)
@@ -421,7 +457,7 @@ export const handlers = <
     const remove = (input: Pick<ItemRequest, "path">) =>
       Effect.gen(function* () {
         const scope = yield* access.require(input.path.organization_id, permissions.write)
-        const item = yield* existing(scope.organizationId, input.path[spec.idParam])
+        const item = yield* existing(scope.organizationId, input.path[spec.path.id.param])
         // A resource without `remove` declares no delete endpoint; answer as for an unknown route.
         if (repository.remove === undefined) return yield* new NotFound()
         if (checks?.delete !== undefined) yield* checks.delete(scope, item)
@@ -472,3 +508,12 @@ export const handleAll = <E, Provides, R, Endpoints extends HttpApiEndpoint.Http
     HttpApiEndpoint.HttpApiEndpoint.ExcludeName<Endpoints, FiveNames>
   >
 }
+
+/**
+ * Registers the handlers of a group that is one resource's endpoints, made by {@link handlers}: the whole of
+ * such a feature's `HttpApiBuilder.group`.
+ */
+export const serve = <E, Provides, R, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, HE, HR>(
+  group: HttpApiBuilder.Handlers<E, Provides, R, Endpoints>,
+  resource: Effect.Effect<FiveHandlers, HE, HR>
+) => Effect.map(resource, (made) => handleAll(group, made))

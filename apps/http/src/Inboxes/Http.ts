@@ -1,12 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError, writeRefusals } from "../Http/Errors.js"
-import { parseIntegerIdAs } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { InboxResource } from "./Api.js"
-import { InboxId } from "./Inbox.js"
 import type { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./InboxErrors.js"
 import { Inboxes } from "./Inboxes.js"
 
@@ -23,15 +21,8 @@ export const inboxWriteError = writeRefusals<InboxNotFound | EmailPrefixTaken | 
 
 /** Handlers of the `inboxes` group. */
 export const InboxesLive = HttpApiBuilder.group(Api, "inboxes", (handlers) =>
-  Effect.gen(function* () {
-    const inboxes = yield* Inboxes
-    const resource = yield* Resource.handlers(InboxResource, {
-      permissions: { read: "inboxes.read", write: "inboxes.write" },
-      parseId: parseIntegerIdAs(InboxId.make),
-      filters: () => Effect.succeed({}),
-      writeError: inboxWriteError,
-      repository: inboxes
-    })
-    return Resource.handleAll(handlers, resource)
-  })
+  Resource.serve(
+    handlers,
+    Resource.handlers(InboxResource, { filters: Resource.noFilters, writeError: inboxWriteError, repository: Inboxes })
+  )
 ).pipe(Layer.provide([OrganizationAccess.Default, Inboxes.Default]))

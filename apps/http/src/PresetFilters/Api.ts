@@ -1,7 +1,8 @@
-import { Schema } from "effect"
+import { uuidIdParam } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
+import { FILTER_WRITES } from "./Permissions.js"
 import { PresetFilter, PresetFilterCreate, PresetFilterUpdate } from "./PresetFilter.js"
-import { PresetFilterOrdering, type StoredPresetFilter } from "./PresetFilters.js"
+import { PresetFilterOrdering, parseFilterId, type StoredPresetFilter } from "./PresetFilters.js"
 
 const visibilityRules =
   "Visibility: `personal` filters are seen only by their creator (to anyone else they do not exist: 404); `organization` filters by everyone in the organization. Integration tokens see organization-shared filters only."
@@ -25,32 +26,26 @@ export const toPresetFilter = (filter: StoredPresetFilter): PresetFilter => ({
  * each caller seeing only the filters visible to them (decision 0600).
  */
 export const PresetFilterResource = Resource.make({
-  segment: "custom-preset-filters",
-  idParam: "filter_id",
-  idSchema: Schema.String.annotations({ jsonSchema: { type: "string", format: "uuid" } }),
-  item: PresetFilter,
-  create: PresetFilterCreate,
-  update: PresetFilterUpdate,
+  path: { segment: "custom-preset-filters", id: uuidIdParam("filter_id", parseFilterId) },
+  permissions: { read: "preset_filters.read", write: FILTER_WRITES },
+  noun: { one: "a preset filter", many: "the preset filters the caller sees" },
+  wire: { item: PresetFilter, toWire: toPresetFilter, create: PresetFilterCreate, update: PresetFilterUpdate },
   filters: {},
   ordering: PresetFilterOrdering,
-  toWire: toPresetFilter,
   docs: {
     list: {
-      summary: "List the preset filters the caller sees",
       description: `${visibilityRules} Ordered by \`position\`, then creation, by default.`
     },
     create: {
-      summary: "Create a preset filter",
       description:
         'Any member may create `personal` filters (the default for people); `organization` filters need an owner, admin or integration token (the default for tokens, which cannot create personal ones: 400 on `visibility`). Invalid criteria are 400 with nested field errors, e.g. `{"criteria":{"statuses":["…"]}}`. Answers 201 with a `Location` header; `created_by` is null for integration tokens.'
     },
-    get: { summary: "Read a preset filter", description: visibilityRules },
+    get: { description: visibilityRules },
     update: {
-      summary: "Change a preset filter",
       description:
         "Personal filters: only their creator. Organization filters: owners, admins and integration tokens (members get 403). Only the creator may switch a shared filter to `personal`; switching to `organization` needs an owner or admin."
     },
-    delete: { summary: "Delete a preset filter", description: "Same permissions as changing it. Answers 204." }
+    delete: { description: "Same permissions as changing it. Answers 204." }
   }
 })
 

@@ -7,9 +7,9 @@ import { PermissionDenied, ValidationError } from "../Http/Errors.js"
 import * as Resource from "../Http/Resource.js"
 import { PresetFilterResource } from "./Api.js"
 import type { Criteria } from "./Criteria.js"
-import { defaultVisibility, FILTER_WRITES, type Refusal, refuseChange, refuseCreate } from "./Permissions.js"
+import { defaultVisibility, type Refusal, refuseChange, refuseCreate } from "./Permissions.js"
 import type { PresetFilterCreate, PresetFilterUpdate } from "./PresetFilter.js"
-import { PresetFilters, parseFilterId, type StoredPresetFilter } from "./PresetFilters.js"
+import { PresetFilters, type StoredPresetFilter } from "./PresetFilters.js"
 
 const refused = (refusal: Refusal | undefined): Effect.Effect<void, PermissionDenied | ValidationError> =>
   refusal === undefined
@@ -39,8 +39,6 @@ export const PresetFiltersLive = HttpApiBuilder.group(Api, "presetFilters", (han
           )
 
     const resource = yield* Resource.handlers(PresetFilterResource, {
-      permissions: { read: "preset_filters.read", write: FILTER_WRITES },
-      parseId: parseFilterId,
       filters: () => Effect.map(CurrentCaller, (viewer) => ({ viewer })),
       writeError: (error: never) => error,
       checks: {

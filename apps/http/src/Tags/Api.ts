@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { IntegerId } from "../Http/PathParams.js"
+import { integerIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import * as Resource from "../Http/Resource.js"
-import { type Tag, TagCreate, TagUpdate } from "./Tag.js"
+import { type Tag, TagCreate, TagId, TagUpdate } from "./Tag.js"
 import { TagOrdering } from "./Tags.js"
 
 /** A tag as the API shows it, and as tickets embed it in `tags`. */
@@ -17,25 +17,19 @@ export const tagWire = (tag: Tag): typeof TagWire.Type => ({ id: tag.id, name: t
 
 /** Tags as a directory resource: `/organizations/{organization_id}/tags/{pk}/`. */
 export const TagResource = Resource.make({
-  segment: "tags",
-  idParam: "pk",
-  idSchema: IntegerId,
-  item: TagWire,
-  toWire: tagWire,
-  create: TagCreate,
-  update: TagUpdate,
+  path: { segment: "tags", id: integerIdParam("pk", TagId.make) },
+  permissions: { read: "tags.read", write: "tags.write" },
+  noun: { one: "a tag", many: "tags" },
+  wire: { item: TagWire, toWire: tagWire, create: TagCreate, update: TagUpdate },
   filters: { search: Query.param("Keyword filter on name, ignoring case; every word must match.") },
   ordering: TagOrdering,
   docs: {
-    list: { summary: "List tags" },
     create: {
-      summary: "Create a tag",
       description:
         'Owners, admins and integration tokens. `name` is required (at most 100 characters) and unique in the organization ignoring case; `color` is optional, `#rrggbb` (stored lowercase) or `""`. Answers 201 with a `Location` header.'
     },
-    get: { summary: "Read a tag" },
     update: { summary: "Rename or recolor a tag" },
-    delete: { summary: "Delete a tag", description: "Answers 204. Tickets no longer show the tag." }
+    delete: { description: "Answers 204. Tickets no longer show the tag." }
   }
 })
 

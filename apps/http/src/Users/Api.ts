@@ -1,7 +1,7 @@
 import { HttpApiGroup } from "@effect/platform"
 import { PersonalTokenOrdering, type TokenRecord } from "../Auth/Tokens.js"
 import { Wire } from "../Http/Errors.js"
-import { IntegerId } from "../Http/PathParams.js"
+import { integerIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import * as Resource from "../Http/Resource.js"
 import { Member, MemberCreate, MemberUpdate } from "./Member.js"
@@ -29,23 +29,19 @@ export const tokenToWire = (token: TokenRecord): PersonalToken => ({
 
 /** Members as a directory resource: `/organizations/{organization_id}/members/{user_id}/`. */
 export const MemberResource = Resource.make({
-  segment: "members",
-  idParam: "user_id",
-  idSchema: IntegerId,
-  item: Member,
-  create: MemberCreate,
-  update: MemberUpdate,
+  path: { segment: "members", id: integerIdParam("user_id") },
+  permissions: { read: "members.read", write: "members.write" },
+  noun: { one: "a member", many: "members" },
+  wire: { item: Member, toWire: memberToWire, create: MemberCreate, update: MemberUpdate },
   filters: { search: Query.param("Keyword filter on name and e-mail, ignoring case; every word must match.") },
   ordering: MemberOrdering,
-  toWire: memberToWire,
   docs: {
-    list: { summary: "List members", description: "Every role. `id` is the user id that `assignee_id` takes." },
+    list: { description: "Every role. `id` is the user id that `assignee_id` takes." },
     create: {
       summary: "Add a member",
       description:
         "Owners and admins (only owners add owners). Adds the user with this `email` (created when new, with `name`) with `role` (default `member`); no e-mail is sent: they get access with a personal token. A user who is already a member → 409 (change their role with `PATCH`). Answers 201 with a `Location` header."
     },
-    get: { summary: "Read a member" },
     update: {
       summary: "Change a member's role",
       description:
@@ -64,26 +60,26 @@ export class MembersApi extends Resource.fullGroup("members", MemberResource, "M
 
 /** The calling person's personal tokens: `/organizations/{organization_id}/personal-tokens/{token_id}/`. */
 export const PersonalTokenResource = Resource.make({
-  segment: "personal-tokens",
-  idParam: "token_id",
-  idSchema: IntegerId,
-  item: PersonalToken,
-  create: PersonalTokenCreate,
-  created: {
-    schema: IssuedPersonalToken,
-    toWire: (issued: TokenRecord & { readonly token: string }) => ({ ...tokenToWire(issued), token: issued.token })
+  path: { segment: "personal-tokens", id: integerIdParam("token_id") },
+  permissions: { read: "personal_tokens.manage", write: "personal_tokens.manage" },
+  noun: { one: "a personal token", many: "my personal tokens" },
+  wire: {
+    item: PersonalToken,
+    toWire: tokenToWire,
+    create: PersonalTokenCreate,
+    created: {
+      schema: IssuedPersonalToken,
+      toWire: (issued: TokenRecord & { readonly token: string }) => ({ ...tokenToWire(issued), token: issued.token })
+    }
   },
   filters: {},
   ordering: PersonalTokenOrdering,
-  toWire: tokenToWire,
   docs: {
     list: {
-      summary: "List my personal tokens",
       description:
         "The caller's own personal tokens, revoked ones included, never their secrets. A personal token acts as its person in each of their organizations. Integration tokens → 403."
     },
     create: {
-      summary: "Create a personal token",
       description:
         "A new token acting as the caller; `token` holds its secret, shown in this answer only. Answers 201 with a `Location` header."
     },

@@ -7,7 +7,6 @@ import { OrganizationAccess, type OrganizationScope } from "../Auth/Organization
 import { allows, deniedDetail } from "../Auth/Permissions.js"
 import { Tokens } from "../Auth/Tokens.js"
 import { Conflict, NotFound, PermissionDenied } from "../Http/Errors.js"
-import { parseIntegerId } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { MemberResource, PersonalTokenResource } from "./Api.js"
 import { type AlreadyMember, type LastOwner, MemberNotFound } from "./MembershipErrors.js"
@@ -36,9 +35,7 @@ export const MembersLive = HttpApiBuilder.group(Api, "members", (handlers) =>
     const memberships = yield* Memberships
     const users = yield* Users
     const resource = yield* Resource.handlers(MemberResource, {
-      permissions: { read: "members.read", write: "members.write" },
-      parseId: parseIntegerId,
-      filters: (urlParams) => Effect.succeed({ search: urlParams.search ?? "" }),
+      filters: Resource.searchFilter,
       writeError: memberWriteError,
       checks: {
         create: (scope, input) => ownersOnly(scope, input.role),
@@ -77,9 +74,7 @@ export const PersonalTokensLive = HttpApiBuilder.group(Api, "personalTokens", (h
   Effect.gen(function* () {
     const tokens = yield* Tokens
     const resource = yield* Resource.handlers(PersonalTokenResource, {
-      permissions: { read: "personal_tokens.manage", write: "personal_tokens.manage" },
-      parseId: parseIntegerId,
-      filters: () => Effect.succeed({}),
+      filters: Resource.noFilters,
       writeError: () => new NotFound(),
       repository: {
         findById: (_organizationId, id) => Effect.flatMap(person, (userId) => tokens.findPersonal(userId, id)),

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import * as Endpoint from "../Http/Endpoint.js"
 import * as Ordering from "../Http/Ordering.js"
-import { IntegerId, OrganizationId } from "../Http/PathParams.js"
+import { IntegerId, integerIdParam, OrganizationId } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import {
   type StoredWebhook,
@@ -55,30 +55,29 @@ export const toWebhookAttempt = (attempt: StoredWebhookAttempt): WebhookAttempt 
 
 /** Webhooks as a directory resource: `/organizations/{organization_id}/webhooks/{webhook_id}/`, oldest first. */
 export const WebhookResource = Resource.make({
-  segment: "webhooks",
-  idParam: "webhook_id",
-  idSchema: IntegerId,
-  item: Webhook,
-  create: WebhookCreate,
-  update: WebhookUpdate,
+  path: { segment: "webhooks", id: integerIdParam("webhook_id") },
+  permissions: { read: "webhooks.manage", write: "webhooks.manage" },
+  noun: { one: "a webhook", many: "webhooks" },
+  wire: {
+    item: Webhook,
+    toWire: toWebhook,
+    create: WebhookCreate,
+    update: WebhookUpdate,
+    created: { schema: WebhookWithSecret, toWire: toWebhookWithSecret }
+  },
   filters: {},
   ordering: Ordering.fixed("id"),
-  toWire: toWebhook,
-  created: { schema: WebhookWithSecret, toWire: toWebhookWithSecret },
   docs: {
-    list: { summary: "List webhooks", description: "Owners, admins and integration tokens. Oldest first." },
+    list: { description: "Owners, admins and integration tokens. Oldest first." },
     create: {
-      summary: "Create a webhook",
       description: `Owners, admins and integration tokens. \`url\`: \`http\` or \`https\`, at most 2,000 characters, not a loopback, private or link-local address (checked again at every delivery on the address connected to). \`event_types\`: event types of docs/events.md, empty or omitted for all. Answers 201 with the generated \`secret\`, shown only now. Events committed from about now on are delivered. ${signing}`
     },
-    get: { summary: "Read a webhook", description: "`disabled_reason` says why the service turned `active` off." },
+    get: { description: "`disabled_reason` says why the service turned `active` off." },
     update: {
-      summary: "Change a webhook",
       description:
         "`active: false` gives up its pending deliveries; `active: true` clears `disabled_reason` and delivers the events committed from then on (not those in between)."
     },
     delete: {
-      summary: "Delete a webhook",
       description: "Answers 204. Nothing more is sent to it; its delivery log goes with it."
     }
   }

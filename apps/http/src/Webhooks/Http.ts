@@ -4,7 +4,6 @@ import { Api } from "../Api.js"
 import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import { NotFound, ValidationError } from "../Http/Errors.js"
 import * as Pagination from "../Http/Pagination.js"
-import { parseIntegerId } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { toWebhookAttempt, toWebhookWithSecret, WebhookResource } from "./Api.js"
 import type { WebhookNotFound, WebhookUrlRefused } from "./WebhookErrors.js"
@@ -20,9 +19,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     const webhooks = yield* Webhooks
     const access = yield* OrganizationAccess
     const resource = yield* Resource.handlers(WebhookResource, {
-      permissions: { read: "webhooks.manage", write: "webhooks.manage" },
-      parseId: parseIntegerId,
-      filters: () => Effect.succeed({}),
+      filters: Resource.noFilters,
       writeError,
       repository: webhooks
     })
