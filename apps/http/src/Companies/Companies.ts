@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, ParseResult, Schema } from "effect"
 import { Timestamptz } from "../Database/Columns.js"
 import * as Repository from "../Database/Repository.js"
@@ -94,18 +94,20 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       })
 
     // Races lose at the unique constraints; report them as the checks before would have.
-    const onUniqueViolation =
-      (name: string | undefined, domains: ReadonlyArray<string> | undefined) =>
-      (error: SqlError.SqlError): Effect.Effect<never, CompanyNameTaken | EmailDomainsTaken> => {
-        const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
-        if (cause?.code === "23505" && cause.constraint === "companies_name_unique" && name !== undefined)
-          return Effect.fail(new CompanyNameTaken({ name }))
-        if (cause?.code === "23505" && cause.constraint === "company_email_domains_unique" && domains !== undefined)
-          return Effect.fail(
-            new EmailDomainsTaken({ taken: domains.map((domain) => ({ domain, companyName: "another company" })) })
-          )
-        return Effect.die(error)
-      }
+    const write = (span: string, name: string | undefined, domains: ReadonlyArray<string> | undefined) =>
+      Repository.write<CompanyNameTaken | EmailDomainsTaken>(span, {
+        transaction: sql,
+        unique: {
+          companies_name_unique: name === undefined ? undefined : () => new CompanyNameTaken({ name }),
+          company_email_domains_unique:
+            domains === undefined
+              ? undefined
+              : () =>
+                  new EmailDomainsTaken({
+                    taken: domains.map((domain) => ({ domain, companyName: "another company" }))
+                  })
+        }
+      })
 
     /** Creates a company. */
     const create = (organizationId: number, input: CompanyCreate): Effect.Effect<Company, CompanyWriteError> => {
@@ -124,11 +126,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
         })}`
         yield* replaceDomains(organizationId, id, domains)
         return (yield* findById(organizationId, id))!
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", onUniqueViolation(input.name, input.email_domains)),
-        Effect.withSpan("Companies.create")
-      )
+      }).pipe(write("Companies.create", input.name, input.email_domains))
     }
 
     /** Applies changes; `email_domains` replaces the whole list. */
@@ -155,11 +153,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
           yield* sql`UPDATE companies SET ${sql.update({ ...columns, updatedAt: yield* Repository.now })}
                      WHERE organization_id = ${organizationId} AND id = ${id}`
         return (yield* findById(organizationId, id))!
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", onUniqueViolation(changes.name, changes.email_domains)),
-        Effect.withSpan("Companies.update")
-      )
+      }).pipe(write("Companies.update", changes.name, changes.email_domains))
 
     /** The organization's companies whose name matches every search term, one page in the requested order. */
     const list = (

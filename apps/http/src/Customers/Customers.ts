@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, ParseResult, Schema } from "effect"
 import { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { CompanyId } from "../Companies/CompanyId.js"
@@ -135,12 +135,12 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
         Effect.flatMap((rows) => (rows.length === 0 ? new CompanyNotFound({ id: companyId }) : Effect.void))
       )
 
-    const emailTaken = (email: string | undefined) => (error: SqlError.SqlError) => {
-      const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
-      return cause?.code === "23505" && cause.constraint === "customers_email_unique" && email !== undefined
-        ? Effect.fail(new CustomerEmailTaken({ email }))
-        : Effect.die(error)
-    }
+    // A race lost at the unique address is refused as the address taken.
+    const write = (span: string, email: string | undefined, transaction?: SqlClient.SqlClient) =>
+      Repository.write(span, {
+        transaction,
+        unique: { customers_email_unique: email === undefined ? undefined : () => new CustomerEmailTaken({ email }) }
+      })
 
     /** Creates a customer. */
     const create = (
@@ -163,7 +163,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
           })}
           RETURNING id`
         return (yield* findById(organizationId, CustomerId.make(Number(rows[0]!.id))))!
-      }).pipe(Effect.catchTag("SqlError", emailTaken(email)), Effect.withSpan("Customers.create"))
+      }).pipe(write("Customers.create", email))
     }
 
     /**
@@ -209,11 +209,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
           yield* sql`UPDATE customers SET ${sql.update({ ...columns, updatedAt: yield* Repository.now })}
                      WHERE organization_id = ${organizationId} AND id = ${id}`
         return (yield* findById(organizationId, id))!
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", emailTaken(changes.email)),
-        Effect.withSpan("Customers.update")
-      )
+      }).pipe(write("Customers.update", changes.email, sql))
 
     /** The organization's customers passing the filter, one page in the requested order. */
     const list = (

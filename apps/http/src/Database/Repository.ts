@@ -1,5 +1,7 @@
-import { type SqlClient, type SqlError, SqlSchema } from "@effect/sql"
-import { Array as Arr, Effect, Option, Schema } from "effect"
+import { type SqlClient, type SqlError, SqlSchema, type Statement } from "@effect/sql"
+import { Array as Arr, Effect, Option, Predicate, Schema } from "effect"
+import type { Ordering } from "../Http/Ordering.js"
+import * as Pagination from "../Http/Pagination.js"
 import { dieUndecodable } from "./Rows.js"
 
 /**
@@ -48,9 +50,9 @@ export const returning =
 
 /**
  * The rows of `table` as a repository reads them, decoded by `schema`: `findById`, the organization's item with an
- * id or undefined (under the span `span`), `returning`, the first row a statement returns, and `written`, the row a
- * write returns. Its `table` and
- * `schema` are the `rows` of `Pagination.page`.
+ * id or undefined (under the span `span`), `returning`, the first row a statement returns, `written`, the row a
+ * write returns, and `page`, one page of the table's rows. Its `table` and `schema` are the `rows` of
+ * `Pagination.page`.
  */
 export const table = <A, AI>(table: string, schema: Schema.Schema<A, AI>) => ({
   table,
@@ -70,6 +72,22 @@ export const table = <A, AI>(table: string, schema: Schema.Schema<A, AI>) => ({
     return (organizationId, id) => find({ organizationId, id })
   },
   returning: returning(table, schema),
+  /** One page of the table's `columns` where `where` holds, in `ordering` (`Pagination.page` of the table alone). */
+  page: (
+    sql: SqlClient.SqlClient,
+    options: {
+      readonly columns: Statement.Fragment
+      readonly where: Statement.Fragment
+      readonly ordering: Ordering<string>
+    }
+  ): Pagination.PagedQuery<A> =>
+    Pagination.page(sql, {
+      from: sql`${sql(table)}`,
+      select: sql`SELECT ${options.columns} FROM ${sql(table)}`,
+      where: options.where,
+      ordering: options.ordering,
+      rows: { table, schema }
+    }),
   /** The row a write that always returns one (`INSERT … RETURNING`, an update of a locked row) returns, decoded. */
   written: <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(
@@ -101,3 +119,40 @@ export const deleteById = <N>(
   sql`DELETE FROM ${sql(table)} WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
     Effect.flatMap((rows) => (rows.length === 0 ? Effect.fail(notFound()) : Effect.void))
   )
+
+/** PostgreSQL's code for a unique violation. */
+const UNIQUE_VIOLATION = "23505"
+
+/** The failure a write gives when it breaks a unique constraint, by constraint name; undefined for none. */
+export type UniqueRefusals<E> = { readonly [constraint: string]: (() => E) | undefined }
+
+/**
+ * A write's database error as the refusal of the unique constraint it broke (a race lost to another write, or a
+ * check the constraint alone makes), or a defect for any other error.
+ */
+export const refuseUnique =
+  <E>(refusals: UniqueRefusals<E>) =>
+  (error: SqlError.SqlError): Effect.Effect<never, E> => {
+    const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
+    const refusal =
+      cause?.code === UNIQUE_VIOLATION && cause.constraint !== undefined ? refusals[cause.constraint] : undefined
+    return refusal === undefined ? Effect.die(error) : Effect.fail(refusal())
+  }
+
+/**
+ * A repository's write under the span `span`: in one transaction of `transaction` when given, a unique
+ * constraint it breaks refused as `unique` says ({@link refuseUnique}), any other database error a defect.
+ */
+export const write =
+  <N = never>(
+    span: string,
+    options: { readonly transaction?: SqlClient.SqlClient; readonly unique?: UniqueRefusals<N> } = {}
+  ) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | N, R> =>
+    (options.transaction === undefined ? effect : options.transaction.withTransaction(effect)).pipe(
+      Effect.catchIf(
+        (error): error is SqlError.SqlError => Predicate.isTagged(error, "SqlError"),
+        refuseUnique(options.unique ?? {})
+      ),
+      Effect.withSpan(span)
+    ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | N, R>

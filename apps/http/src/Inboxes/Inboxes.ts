@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, ParseResult, Schema, Struct } from "effect"
 import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
@@ -64,11 +64,6 @@ const InboxRow = (domain: string) =>
 /** Name and prefix of the inbox provisioned for an organization that has none when a default is needed. */
 export const PROVISIONED_INBOX = { name: "Support", emailPrefix: "support" } as const
 
-const isUniqueViolation = (error: SqlError.SqlError, constraint?: string) => {
-  const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
-  return cause?.code === "23505" && (constraint === undefined || cause.constraint === constraint)
-}
-
 /**
  * The inboxes of organizations: their settings, the one default inbox each organization has, and the address
  * derived from the e-mail prefix (docs/decisions/0551-inboxes.md).
@@ -118,10 +113,12 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       return out
     }
 
-    const prefixTaken = (emailPrefix: string) => (error: SqlError.SqlError) =>
-      isUniqueViolation(error, "inboxes_email_prefix_idx")
-        ? Effect.fail(new EmailPrefixTaken({ emailPrefix }))
-        : Effect.die(error)
+    // A race lost at the unique prefix is refused as the prefix taken.
+    const write = (span: string, emailPrefix: string) =>
+      Repository.write(span, {
+        transaction: sql,
+        unique: { inboxes_email_prefix_idx: () => new EmailPrefixTaken({ emailPrefix }) }
+      })
 
     /**
      * Creates an inbox. The organization's first inbox is its default whatever `is_default` says; a later one
@@ -139,11 +136,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
           INSERT INTO inboxes ${sql.insert({ ...columnsOf(input), organizationId, isDefault })}
           RETURNING id`
         return (yield* findById(organizationId, InboxId.make(Number(rows[0]!.id))))!
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", prefixTaken(input.email_prefix)),
-        Effect.withSpan("Inboxes.create")
-      )
+      }).pipe(write("Inboxes.create", input.email_prefix))
 
     /**
      * Applies changes. `is_default: true` moves the flag here from the previous default in one transaction;
@@ -171,11 +164,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
           yield* sql`UPDATE inboxes SET ${sql.update({ ...columns, updatedAt: at })}
                      WHERE organization_id = ${organizationId} AND id = ${id}`
         return (yield* findById(organizationId, id))!
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", prefixTaken(changes.email_prefix ?? "")),
-        Effect.withSpan("Inboxes.update")
-      )
+      }).pipe(write("Inboxes.update", changes.email_prefix ?? ""))
 
     /**
      * The organization's default inbox. An organization without inboxes gets one first ("Support", prefix

@@ -2,7 +2,6 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
-import * as Pagination from "../Http/Pagination.js"
 import { type SlaPolicyCreate, SlaPolicyNotFound, type SlaPolicyUpdate, StoredSlaPolicy } from "./SlaPolicy.js"
 import { recomputeOrganization } from "./SlaState.js"
 
@@ -110,13 +109,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
 
     /** One page of the organization's policies in the requested order. */
     const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
-      Pagination.page(sql, {
-        from: sql`hd_sla_policies`,
-        select: sql`SELECT ${columns} FROM hd_sla_policies`,
-        where: sql`organization_id = ${organizationId}`,
-        ordering: options.ordering,
-        rows: policyRows
-      })
+      policyRows.page(sql, { columns, where: sql`organization_id = ${organizationId}`, ordering: options.ordering })
 
     return { findById, create, update, remove, list, recompute } as const
   })

@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
@@ -81,12 +81,11 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       )
     }
 
-    const nameTaken = (name: string | undefined) => (error: SqlError.SqlError) => {
-      const cause = error.cause as { readonly code?: string; readonly constraint?: string } | undefined
-      return cause?.code === "23505" && cause.constraint === "tags_name_unique" && name !== undefined
-        ? Effect.fail(new TagNameTaken({ name }))
-        : Effect.die(error)
-    }
+    // A race lost at the unique name is refused as the name taken.
+    const write = (span: string, name: string | undefined) =>
+      Repository.write(span, {
+        unique: { tags_name_unique: name === undefined ? undefined : () => new TagNameTaken({ name }) }
+      })
 
     const insert = SqlSchema.single({
       Request: Schema.Struct({ organizationId: Schema.Number, name: Schema.String, color: Schema.String }),
@@ -101,8 +100,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       insert({ organizationId, name: input.name, color: input.color ?? "" }).pipe(
         dieUndecodable("tags"),
         Effect.catchTag("NoSuchElementException", Effect.die),
-        Effect.catchTag("SqlError", nameTaken(input.name)),
-        Effect.withSpan("Tags.create")
+        write("Tags.create", input.name)
       )
 
     /** Renames or recolors a tag. */
@@ -129,7 +127,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
           tagRows.returning,
           Repository.orNotFound(() => new TagNotFound({ id }))
         )
-      }).pipe(Effect.catchTag("SqlError", nameTaken(changes.name)), Effect.withSpan("Tags.update"))
+      }).pipe(write("Tags.update", changes.name))
 
     /** Deletes a tag. */
     const remove = (organizationId: number, id: TagId): Effect.Effect<void, TagNotFound> =>

@@ -160,13 +160,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
 
     /** The organization's webhooks, one page in the given order (the API's: oldest first). */
     const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
-      Pagination.page(sql, {
-        from: sql`hd_webhooks`,
-        select: sql`SELECT ${columns} FROM hd_webhooks`,
-        where: sql`organization_id = ${organizationId}`,
-        ordering: options.ordering,
-        rows: webhookRows
-      })
+      webhookRows.page(sql, { columns, where: sql`organization_id = ${organizationId}`, ordering: options.ordering })
 
     /** A webhook's delivery log, newest attempt first, one page. */
     const attempts = (webhookId: number) =>
