@@ -5,7 +5,7 @@ import { Timestamptz } from "../Database/Columns.js"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import { containsPattern, fold, terms } from "../Search/SearchText.js"
+import { fold, terms } from "../Search/SearchText.js"
 import { JoinedUser, joinedUser } from "../Users/JoinedUser.js"
 import { Company, type CompanyCreate, type CompanyUpdate } from "./Company.js"
 import { AssigneeNotMember, CompanyNameTaken, CompanyNotFound, EmailDomainsTaken } from "./CompanyErrors.js"
@@ -130,11 +130,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
     }
 
     /** Applies changes; `email_domains` replaces the whole list. */
-    const update = (
-      organizationId: number,
-      id: CompanyId,
-      changes: CompanyUpdate
-    ): Effect.Effect<Company, CompanyNotFound | CompanyWriteError> =>
+    const update = (organizationId: number, id: CompanyId, changes: CompanyUpdate) =>
       Effect.gen(function* () {
         const current = yield* sql`
           SELECT 1 FROM companies WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
@@ -156,14 +152,13 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       }).pipe(write("Companies.update", changes.name, changes.email_domains))
 
     /** The organization's companies whose name matches every search term, one page in the requested order. */
-    const list = (
-      organizationId: number,
-      options: { readonly search: string; readonly ordering: Ordering.Ordering<string> }
-    ) => {
-      const where = sql.and([
+    const list = (organizationId: number, options: Repository.Search) => {
+      const where = Repository.everyTerm(
+        sql,
         sql`c.organization_id = ${organizationId}`,
-        ...terms(options.search).map((term) => sql`c.search_name LIKE ${containsPattern(term)}`)
-      ])
+        terms(options.search),
+        (pattern) => sql`c.search_name LIKE ${pattern}`
+      )
       return Pagination.page(sql, {
         from: sql`companies c`,
         select,

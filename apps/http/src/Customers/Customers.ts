@@ -170,11 +170,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
      * Applies changes. Moving a customer to another company, or out of any, ends their being a manager unless the
      * same request says otherwise; `is_company_manager: true` needs a company.
      */
-    const update = (
-      organizationId: number,
-      id: CustomerId,
-      changes: CustomerUpdate
-    ): Effect.Effect<Customer, CustomerNotFound | CustomerEmailTaken | CompanyNotFound | ManagerWithoutCompany> =>
+    const update = (organizationId: number, id: CustomerId, changes: CustomerUpdate) =>
       Effect.gen(function* () {
         const rows = yield* sql<{
           readonly name: string

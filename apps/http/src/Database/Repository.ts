@@ -2,6 +2,7 @@ import { type SqlClient, type SqlError, SqlSchema, type Statement } from "@effec
 import { Array as Arr, Effect, Option, Predicate, Schema } from "effect"
 import type { Ordering } from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { containsPattern } from "../Search/SearchText.js"
 import { dieUndecodable } from "./Rows.js"
 
 /**
@@ -10,6 +11,12 @@ import { dieUndecodable } from "./Rows.js"
  * decoded with `Schema` at the SQL boundary; a row that does not decode is a defect naming its table
  * (`Rows.dieUndecodable`), and a database error on a read is a defect.
  */
+
+/** The options of a list searched by keywords (every term must match), in the order the request asks for. */
+export interface Search {
+  readonly search: string
+  readonly ordering: Ordering<string>
+}
 
 /** The time a write stamps (`created_at`, `updated_at`): the `Clock`'s, so tests may set it. */
 export const now: Effect.Effect<Date> = Effect.map(
@@ -156,3 +163,14 @@ export const write =
       ),
       Effect.withSpan(span)
     ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | N, R>
+
+/**
+ * The condition of a searched list: `scope` (e.g. the organization's rows) and, for every search term, `match` of
+ * the `LIKE` pattern containing it.
+ */
+export const everyTerm = (
+  sql: SqlClient.SqlClient,
+  scope: Statement.Fragment,
+  terms: ReadonlyArray<string>,
+  match: (pattern: string) => Statement.Fragment
+): Statement.Fragment => sql.and([scope, ...terms.map((term) => match(containsPattern(term)))])

@@ -142,11 +142,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
      * Applies changes. `is_default: true` moves the flag here from the previous default in one transaction;
      * `is_default: false` on the default inbox is refused (make another inbox the default instead).
      */
-    const update = (
-      organizationId: number,
-      id: InboxId,
-      changes: InboxUpdate
-    ): Effect.Effect<Inbox, InboxNotFound | EmailPrefixTaken | DefaultInboxRequired> =>
+    const update = (organizationId: number, id: InboxId, changes: InboxUpdate) =>
       Effect.gen(function* () {
         yield* lockOrganization(organizationId)
         const current = yield* findById(organizationId, id)

@@ -23,6 +23,13 @@ export const terms = (search: string): ReadonlyArray<string> =>
     .split(/\s+/)
     .filter((t) => t !== "")
 
+/** The whitespace-separated terms of a search in lower case, accents kept (for what is compared ignoring case only). */
+export const lowerCaseTerms = (search: string): ReadonlyArray<string> =>
+  search
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => t !== "")
+
 /** A `LIKE` pattern matching `term` anywhere, with `%`, `_` and `\` taken literally. */
 export const containsPattern = (term: string): string => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 

@@ -4,7 +4,7 @@ import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import { containsPattern } from "../Search/SearchText.js"
+import { lowerCaseTerms } from "../Search/SearchText.js"
 import { Tag, type TagCreate, TagId, type TagUpdate, tagNameKey } from "./Tag.js"
 import { TagNameTaken, TagNotFound } from "./TagErrors.js"
 
@@ -104,11 +104,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       )
 
     /** Renames or recolors a tag. */
-    const update = (
-      organizationId: number,
-      id: TagId,
-      changes: TagUpdate
-    ): Effect.Effect<Tag, TagNotFound | TagNameTaken> =>
+    const update = (organizationId: number, id: TagId, changes: TagUpdate) =>
       Effect.gen(function* () {
         const columns: Record<string, unknown> = {}
         if (changes.name !== undefined) {
@@ -137,19 +133,14 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       )
 
     /** The organization's tags whose name contains every search term, one page in the requested order. */
-    const list = (
-      organizationId: number,
-      options: { readonly search: string; readonly ordering: Ordering.Ordering<string> }
-    ) => {
+    const list = (organizationId: number, options: Repository.Search) => {
       // Tag names are matched ignoring case only (accents count), as their uniqueness is.
-      const where = sql.and([
+      const where = Repository.everyTerm(
+        sql,
         sql`organization_id = ${organizationId}`,
-        ...options.search
-          .toLowerCase()
-          .split(/\s+/)
-          .filter((term) => term !== "")
-          .map((term) => sql`name_key LIKE ${containsPattern(term)}`)
-      ])
+        lowerCaseTerms(options.search),
+        (pattern) => sql`name_key LIKE ${pattern}`
+      )
       return Pagination.page(sql, {
         from: sql`tags`,
         select: sql`SELECT id, name, color FROM tags`,

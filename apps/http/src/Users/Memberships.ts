@@ -7,7 +7,7 @@ import * as Repository from "../Database/Repository.js"
 import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import { containsPattern } from "../Search/SearchText.js"
+import { lowerCaseTerms } from "../Search/SearchText.js"
 import { AlreadyMember, LastOwner, MemberNotFound } from "./MembershipErrors.js"
 
 /** A member of an organization: the person (`id` is the user's) and their role in it. */
@@ -187,18 +187,13 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       ).pipe(Effect.withSpan("Memberships.remove"))
 
     /** The organization's members whose name or e-mail contains every search term, one page in order. */
-    const list = (
-      organizationId: number,
-      options: { readonly search: string; readonly ordering: Ordering.Ordering<string> }
-    ) => {
-      const where = sql.and([
+    const list = (organizationId: number, options: Repository.Search) => {
+      const where = Repository.everyTerm(
+        sql,
         sql`m.organization_id = ${organizationId}`,
-        ...options.search
-          .toLowerCase()
-          .split(/\s+/)
-          .filter((term) => term !== "")
-          .map((term) => sql`(u.email LIKE ${containsPattern(term)} OR lower(u.name) LIKE ${containsPattern(term)})`)
-      ])
+        lowerCaseTerms(options.search),
+        (pattern) => sql`(u.email LIKE ${pattern} OR lower(u.name) LIKE ${pattern})`
+      )
       return Pagination.page(sql, {
         from: sql`memberships m JOIN users u ON u.id = m.user_id`,
         select,

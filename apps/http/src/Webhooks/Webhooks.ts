@@ -92,11 +92,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
      * on clears `disabled_reason` and starts it again at the end of the log (what happened meanwhile is in the
      * change feed, not redelivered).
      */
-    const update = (
-      organizationId: number,
-      id: number,
-      changes: WebhookUpdate
-    ): Effect.Effect<StoredWebhook, WebhookNotFound | WebhookUrlRefused> =>
+    const update = (organizationId: number, id: number, changes: WebhookUpdate) =>
       Effect.gen(function* () {
         yield* checkUrl(changes.url)
         return yield* sql.withTransaction(
