@@ -35,7 +35,6 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
   Effect.gen(function* () {
     const companies = yield* Companies
     const customers = yield* Customers
-    const access = yield* OrganizationAccess
 
     const resource = yield* Resource.handlers(CompanyResource, {
       filters: Resource.searchFilter,
@@ -45,8 +44,7 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
 
     return Resource.handleAll(handlers, resource).handle("suggestedMembers", ({ path, request, urlParams }) =>
       Effect.gen(function* () {
-        const scope = yield* access.require(path.organization_id, CompanyResource.permissions.read)
-        const company = yield* resource.existing(scope.organizationId, path.company_id)
+        const { scope, item: company } = yield* resource.scoped(path, "read")
         const ordering = yield* CustomerOrdering.parse(urlParams.ordering)
         const page = yield* Pagination.parse(urlParams)
         const result = yield* Pagination.paginate(

@@ -342,8 +342,9 @@ export const searchFilter = (urlParams: { readonly search?: string | undefined }
 
 /**
  * The handlers of a resource's endpoints, for `handlers.handle("list", h.list).handleRaw("create", h.create)…`
- * (create, update and delete read the body themselves so its errors keep the documented shape), and `existing`,
- * the stored item a path segment names or 404, for the group's other endpoints.
+ * (create, update and delete read the body themselves so its errors keep the documented shape), and for the
+ * group's other endpoints `scoped`, the caller's scope and the item a path names, and `existing`, the stored item
+ * a path segment names or 404.
  */
 export const handlers = <
   Segment extends string,
@@ -393,6 +394,16 @@ export const handlers = <
       readonly request: HttpServerRequest.HttpServerRequest
     }
 
+    /**
+     * The caller's scope in the path's organization, once their role may `read` (or `write`) the resource there,
+     * and the item the path names (404): how every item endpoint starts, the group's own ones too.
+     */
+    const scoped = (path: ItemRequest["path"], operation: "read" | "write") =>
+      Effect.gen(function* () {
+        const scope = yield* access.require(path.organization_id, permissions[operation])
+        return { scope, item: yield* existing(scope.organizationId, path[spec.path.id.param]) }
+      })
+
     const list = (input: {
       readonly path: { readonly organization_id: string }
       readonly request: HttpServerRequest.HttpServerRequest
@@ -434,16 +445,11 @@ export const handlers = <
         )
       })
 
-    const get = (input: Pick<ItemRequest, "path">) =>
-      Effect.gen(function* () {
-        const scope = yield* access.require(input.path.organization_id, permissions.read)
-        return toWire(yield* existing(scope.organizationId, input.path[spec.path.id.param]))
-      })
+    const get = (input: Pick<ItemRequest, "path">) => Effect.map(scoped(input.path, "read"), ({ item }) => toWire(item))
 
     const update = (input: ItemRequest) =>
       Effect.gen(function* () {
-        const scope = yield* access.require(input.path.organization_id, permissions.write)
-        const item = yield* existing(scope.organizationId, input.path[spec.path.id.param])
+        const { scope, item } = yield* scoped(input.path, "write")
         // A resource without `update` declares no update endpoint; answer as for an unknown route.
         if (spec.wire.update === undefined || repository.update === undefined) return yield* new NotFound()
         const changes = yield* RequestBody.decode(input.request, spec.wire.update)
@@ -456,8 +462,7 @@ export const handlers = <
 
     const remove = (input: Pick<ItemRequest, "path">) =>
       Effect.gen(function* () {
-        const scope = yield* access.require(input.path.organization_id, permissions.write)
-        const item = yield* existing(scope.organizationId, input.path[spec.path.id.param])
+        const { scope, item } = yield* scoped(input.path, "write")
         // A resource without `remove` declares no delete endpoint; answer as for an unknown route.
         if (repository.remove === undefined) return yield* new NotFound()
         if (checks?.delete !== undefined) yield* checks.delete(scope, item)
@@ -465,7 +470,7 @@ export const handlers = <
         return noContent
       })
 
-    return { list, create, get, update, delete: remove, existing } as const
+    return { list, create, get, update, delete: remove, existing, scoped } as const
   })
 
 /** The names of a resource's five endpoints. */

@@ -17,24 +17,16 @@ const writeError = (error: WebhookNotFound | WebhookUrlRefused): NotFound | Vali
 export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.gen(function* () {
     const webhooks = yield* Webhooks
-    const access = yield* OrganizationAccess
     const resource = yield* Resource.handlers(WebhookResource, {
       filters: Resource.noFilters,
       writeError,
       repository: webhooks
     })
 
-    // The webhook a request names, once the caller may manage the organization's webhooks.
-    const managed = (path: { readonly organization_id: string; readonly webhook_id: string }) =>
-      Effect.gen(function* () {
-        const scope = yield* access.require(path.organization_id, "webhooks.manage")
-        return { scope, webhook: yield* resource.existing(scope.organizationId, path.webhook_id) }
-      })
-
     return Resource.handleAll(handlers, resource)
       .handle("rotateSecret", ({ path }) =>
         Effect.gen(function* () {
-          const { scope, webhook } = yield* managed(path)
+          const { scope, item: webhook } = yield* resource.scoped(path, "write")
           const rotated = yield* webhooks
             .rotateSecret(scope.organizationId, webhook.id)
             .pipe(Effect.mapError(writeError))
@@ -43,7 +35,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       )
       .handle("deliveries", ({ path, request, urlParams }) =>
         Effect.gen(function* () {
-          const { webhook } = yield* managed(path)
+          const { item: webhook } = yield* resource.scoped(path, "read")
           const page = yield* Pagination.parse(urlParams)
           const result = yield* Pagination.paginate(request, page, webhooks.attempts(webhook.id))
           return { ...result, results: result.results.map(toWebhookAttempt) }
