@@ -40,38 +40,8 @@ export const ArticleNode = Schema.Struct({
 /** An article as a tree node embeds it. */
 export type ArticleNode = typeof ArticleNode.Type
 
-/** A node of the collection tree. */
-export interface CollectionNode {
-  readonly id: number
-  readonly parent: number | null
-  readonly name: string
-  readonly slug: string
-  readonly meta_description: string
-  readonly icon: string
-  readonly position: number
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly children: ReadonlyArray<CollectionNode>
-  readonly articles?: ReadonlyArray<ArticleNode>
-}
-
-/** A tree node as JSON: what {@link CollectionNode} encodes to. */
-export interface CollectionNodeEncoded {
-  readonly id: number
-  readonly parent: number | null
-  readonly name: string
-  readonly slug: string
-  readonly meta_description: string
-  readonly icon: string
-  readonly position: number
-  readonly created_at: string
-  readonly updated_at: string
-  readonly children: ReadonlyArray<CollectionNodeEncoded>
-  readonly articles?: ReadonlyArray<typeof ArticleNode.Encoded>
-}
-
-/** A node of the collection tree: the collection, its `children` and, when included, its `articles`. */
-export const CollectionNode: Schema.Schema<CollectionNode, CollectionNodeEncoded> = Schema.Struct({
+/** A tree node's own fields; its `children` and `articles` are declared with the recursive schema. */
+const nodeFields = {
   id: Schema.Int,
   parent: Schema.NullOr(Schema.Int),
   name: Schema.String,
@@ -80,7 +50,24 @@ export const CollectionNode: Schema.Schema<CollectionNode, CollectionNodeEncoded
   icon: Schema.String,
   position: Schema.Int,
   created_at: Timestamp,
-  updated_at: Timestamp,
+  updated_at: Timestamp
+}
+
+/** A node of the collection tree. */
+export interface CollectionNode extends Schema.Struct.Type<typeof nodeFields> {
+  readonly children: ReadonlyArray<CollectionNode>
+  readonly articles?: ReadonlyArray<ArticleNode>
+}
+
+/** A tree node as JSON: what {@link CollectionNode} encodes to. */
+export interface CollectionNodeEncoded extends Schema.Struct.Encoded<typeof nodeFields> {
+  readonly children: ReadonlyArray<CollectionNodeEncoded>
+  readonly articles?: ReadonlyArray<typeof ArticleNode.Encoded>
+}
+
+/** A node of the collection tree: the collection, its `children` and, when included, its `articles`. */
+export const CollectionNode: Schema.Schema<CollectionNode, CollectionNodeEncoded> = Schema.Struct({
+  ...nodeFields,
   children: Schema.Array(Schema.suspend((): Schema.Schema<CollectionNode, CollectionNodeEncoded> => CollectionNode)),
   articles: Schema.optionalWith(Schema.Array(ArticleNode), { exact: true }).annotations({
     description: "Present only with `include_articles`."
