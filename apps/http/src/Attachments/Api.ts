@@ -1,9 +1,9 @@
 import { type HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
 import { IntegerId, OrganizationPath } from "../Http/PathParams.js"
+import * as Resource from "../Http/Resource.js"
 import { AttachmentView } from "./Attachment.js"
 
 const Upload = HttpApiSchema.Multipart(
@@ -32,52 +32,52 @@ const upload = <const Name extends string>(
     .addSuccess(AttachmentView, { status: 201 })
 
 /** Uploads, the first phase of the two-phase attachment flow. */
-export class AttachmentsApi extends HttpApiGroup.make("attachments")
-  .add(
-    upload(
-      "uploadPending",
-      "/organizations/:organization_id/pending-attachments/",
-      "Upload a file for a new ticket",
-      "Pass the returned `id` in `attachment_ids` when creating a ticket. Only the same caller may claim it; unclaimed uploads are deleted after `PENDING_ATTACHMENT_TTL` (default 24 hours)."
-    ).setPath(OrganizationPath)
-  )
-  .add(
-    upload(
-      "uploadToTicket",
-      "/organizations/:organization_id/tickets/:ticket_id/attachments/",
-      "Upload a file for a reply on a ticket",
-      "Pass the returned `id` in `attachment_ids` when creating a message on this ticket (it cannot be claimed by another ticket)."
-    ).setPath(Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, ticket_id: IntegerId }))
-  )
-  .add(
-    Endpoint.get("getPending", "/organizations/:organization_id/pending-attachments/:attachment_id/", {
-      summary: "Read an uploaded file's attachment object",
-      description:
-        "The `Location` of an upload: the attachment object with a fresh `download_url`, for anyone who reads the organization's tickets (only its uploader may claim it). Expired and unknown → 404."
-    })
-      .setPath(
-        Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, attachment_id: Schema.String })
-      )
-      .addSuccess(AttachmentView)
-  )
-  .add(
-    Endpoint.get("getForTicket", "/organizations/:organization_id/tickets/:ticket_id/attachments/:attachment_id/", {
-      summary: "Read a file uploaded to or attached to a ticket",
-      description:
-        "The `Location` of an upload to a ticket: the attachment object with a fresh `download_url`, for anyone who reads the ticket."
-    })
-      .setPath(
-        Schema.Struct({
-          organization_id: OrganizationPath.fields.organization_id,
-          ticket_id: IntegerId,
-          attachment_id: Schema.String
-        })
-      )
-      .addSuccess(AttachmentView)
-  )
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Attachments") {}
+export class AttachmentsApi extends Resource.guarded(
+  HttpApiGroup.make("attachments")
+    .add(
+      upload(
+        "uploadPending",
+        "/organizations/:organization_id/pending-attachments/",
+        "Upload a file for a new ticket",
+        "Pass the returned `id` in `attachment_ids` when creating a ticket. Only the same caller may claim it; unclaimed uploads are deleted after `PENDING_ATTACHMENT_TTL` (default 24 hours)."
+      ).setPath(OrganizationPath)
+    )
+    .add(
+      upload(
+        "uploadToTicket",
+        "/organizations/:organization_id/tickets/:ticket_id/attachments/",
+        "Upload a file for a reply on a ticket",
+        "Pass the returned `id` in `attachment_ids` when creating a message on this ticket (it cannot be claimed by another ticket)."
+      ).setPath(Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, ticket_id: IntegerId }))
+    )
+    .add(
+      Endpoint.get("getPending", "/organizations/:organization_id/pending-attachments/:attachment_id/", {
+        summary: "Read an uploaded file's attachment object",
+        description:
+          "The `Location` of an upload: the attachment object with a fresh `download_url`, for anyone who reads the organization's tickets (only its uploader may claim it). Expired and unknown → 404."
+      })
+        .setPath(
+          Schema.Struct({ organization_id: OrganizationPath.fields.organization_id, attachment_id: Schema.String })
+        )
+        .addSuccess(AttachmentView)
+    )
+    .add(
+      Endpoint.get("getForTicket", "/organizations/:organization_id/tickets/:ticket_id/attachments/:attachment_id/", {
+        summary: "Read a file uploaded to or attached to a ticket",
+        description:
+          "The `Location` of an upload to a ticket: the attachment object with a fresh `download_url`, for anyone who reads the ticket."
+      })
+        .setPath(
+          Schema.Struct({
+            organization_id: OrganizationPath.fields.organization_id,
+            ticket_id: IntegerId,
+            attachment_id: Schema.String
+          })
+        )
+        .addSuccess(AttachmentView)
+    ),
+  "Attachments"
+) {}
 
 /** Signed download links: the link itself is the credential, so no token header is needed. */
 export class DownloadsApi extends HttpApiGroup.make("downloads")

@@ -1,7 +1,5 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
+import { HttpApiGroup } from "@effect/platform"
 import * as Endpoint from "../Http/Endpoint.js"
-import { Wire } from "../Http/Errors.js"
 import { integerIdParam, OrganizationPath } from "../Http/PathParams.js"
 import * as Resource from "../Http/Resource.js"
 import { ExceptionOrdering } from "./BusinessHoursExceptions.js"
@@ -54,29 +52,29 @@ export const ExceptionResource = Resource.make({
 const exceptions = Resource.endpoints(ExceptionResource)
 
 /** `/organizations/{organization_id}/business-hours/`: the organization's schedule and its dated exceptions. */
-export class BusinessHoursApi extends HttpApiGroup.make("businessHours")
-  .add(
-    Endpoint.get("get", SCHEDULE, {
-      summary: "Read the business hours and whether the organization is open now",
-      description: `${STATUS} When no schedule is saved: \`timezone\` null, \`weekly_hours\` \`{}\`, open 24/7 (\`is_open_now\` true, \`next_open\` null, \`next_open_display\` empty). ${ROLES}`
-    })
-      .setPath(OrganizationPath)
-      .addSuccess(BusinessHoursResource)
-  )
-  .add(
-    Endpoint.put("replace", SCHEDULE, {
-      summary: "Save (replace) the business hours",
-      description: `Replaces the time zone and the weekly hours; exceptions are kept. Answers 200 with the saved schedule and its status. Field errors are nested (\`{"weekly_hours":{"mon":{"opens_at":["Time has wrong format. Use HH:MM."]}}}\`, \`{"timezone":["Unknown time zone \\"Mars/Base\\"."]}\`). ${STATUS} ${ROLES}`
-    })
-      .setPath(OrganizationPath)
-      .setPayload(BusinessHoursReplace)
-      .addSuccess(BusinessHoursResource)
-  )
-  .add(exceptions.list)
-  .add(exceptions.create)
-  .add(exceptions.get)
-  .add(exceptions.update)
-  .add(exceptions.delete)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Business hours") {}
+export class BusinessHoursApi extends Resource.guarded(
+  HttpApiGroup.make("businessHours")
+    .add(
+      Endpoint.get("get", SCHEDULE, {
+        summary: "Read the business hours and whether the organization is open now",
+        description: `${STATUS} When no schedule is saved: \`timezone\` null, \`weekly_hours\` \`{}\`, open 24/7 (\`is_open_now\` true, \`next_open\` null, \`next_open_display\` empty). ${ROLES}`
+      })
+        .setPath(OrganizationPath)
+        .addSuccess(BusinessHoursResource)
+    )
+    .add(
+      Endpoint.put("replace", SCHEDULE, {
+        summary: "Save (replace) the business hours",
+        description: `Replaces the time zone and the weekly hours; exceptions are kept. Answers 200 with the saved schedule and its status. Field errors are nested (\`{"weekly_hours":{"mon":{"opens_at":["Time has wrong format. Use HH:MM."]}}}\`, \`{"timezone":["Unknown time zone \\"Mars/Base\\"."]}\`). ${STATUS} ${ROLES}`
+      })
+        .setPath(OrganizationPath)
+        .setPayload(BusinessHoursReplace)
+        .addSuccess(BusinessHoursResource)
+    )
+    .add(exceptions.list)
+    .add(exceptions.create)
+    .add(exceptions.get)
+    .add(exceptions.update)
+    .add(exceptions.delete),
+  "Business hours"
+) {}

@@ -1,10 +1,9 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import * as Endpoint from "../Http/Endpoint.js"
-import { Wire } from "../Http/Errors.js"
 import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
+import * as Resource from "../Http/Resource.js"
 import { EventWire } from "./EventWire.js"
 import { FEED_DEFAULT_PAGE_SIZE, FEED_MAX_PAGE_SIZE, FEED_MAX_WAIT_SECONDS } from "./FeedQuery.js"
 
@@ -59,49 +58,49 @@ const typesParam = Schema.optional(
 )
 
 /** `/organizations/{organization_id}/events/` and `…/tickets/{ticket_id}/events/`: the event log as a product. */
-export class EventLogApi extends HttpApiGroup.make("events")
-  .add(
-    Endpoint.get("feed", "/organizations/:organization_id/events/", {
-      summary: "Read the organization's change feed",
-      description:
-        "Every event of the organization's tickets, once each, in the order of the global log (transaction, then " +
-        "position), after the cursor `after`. An event whose transaction is still running is not shown, nor anything " +
-        "after it, until it ends: a reader never skips an event that commits late. Follow `next` (or pass " +
-        "`cursor` as `after`) to read on; with `wait`, an empty answer waits for the next event. Internal notes " +
-        "only for roles that may read them. The wire form of each event type: docs/events.md."
-    })
-      .setPath(OrganizationPath)
-      .setUrlParams(
-        Schema.Struct({
-          after: Query.param(
-            "A `cursor` from an earlier answer; `now`: only events from now on; absent: from the beginning. Malformed → 400."
-          ),
-          types: typesParam,
-          wait: Query.param(
-            `Seconds (0–${FEED_MAX_WAIT_SECONDS}) to wait for an event when there is none yet; the answer comes as soon as one is there.`
-          ),
-          page_size: Query.param(
-            `Events per page (default ${FEED_DEFAULT_PAGE_SIZE}, maximum ${FEED_MAX_PAGE_SIZE}; larger values are clamped).`
-          )
-        })
-      )
-      .addSuccess(FeedPageWire)
-  )
-  .add(
-    Endpoint.list(
-      "ticketHistory",
-      "/organizations/:organization_id/tickets/:ticket_id/events/",
-      {
-        summary: "Read a ticket's history",
+export class EventLogApi extends Resource.guarded(
+  HttpApiGroup.make("events")
+    .add(
+      Endpoint.get("feed", "/organizations/:organization_id/events/", {
+        summary: "Read the organization's change feed",
         description:
-          "The ticket's events in order, each with its actor, a readable `summary` and the fields it `changes` (old → " +
-          "new). A merge shows on the surviving ticket as `TicketMergedFrom` (with the messages carried over) and on " +
-          "the merged-away ticket as `TicketMergedInto`; each ticket's earlier events stay in its own history. " +
-          "Internal notes only for roles that may read them."
-      },
-      HistoryEntryWire
-    ).setPath(TicketEventsPath)
-  )
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Events") {}
+          "Every event of the organization's tickets, once each, in the order of the global log (transaction, then " +
+          "position), after the cursor `after`. An event whose transaction is still running is not shown, nor anything " +
+          "after it, until it ends: a reader never skips an event that commits late. Follow `next` (or pass " +
+          "`cursor` as `after`) to read on; with `wait`, an empty answer waits for the next event. Internal notes " +
+          "only for roles that may read them. The wire form of each event type: docs/events.md."
+      })
+        .setPath(OrganizationPath)
+        .setUrlParams(
+          Schema.Struct({
+            after: Query.param(
+              "A `cursor` from an earlier answer; `now`: only events from now on; absent: from the beginning. Malformed → 400."
+            ),
+            types: typesParam,
+            wait: Query.param(
+              `Seconds (0–${FEED_MAX_WAIT_SECONDS}) to wait for an event when there is none yet; the answer comes as soon as one is there.`
+            ),
+            page_size: Query.param(
+              `Events per page (default ${FEED_DEFAULT_PAGE_SIZE}, maximum ${FEED_MAX_PAGE_SIZE}; larger values are clamped).`
+            )
+          })
+        )
+        .addSuccess(FeedPageWire)
+    )
+    .add(
+      Endpoint.list(
+        "ticketHistory",
+        "/organizations/:organization_id/tickets/:ticket_id/events/",
+        {
+          summary: "Read a ticket's history",
+          description:
+            "The ticket's events in order, each with its actor, a readable `summary` and the fields it `changes` (old → " +
+            "new). A merge shows on the surviving ticket as `TicketMergedFrom` (with the messages carried over) and on " +
+            "the merged-away ticket as `TicketMergedInto`; each ticket's earlier events stay in its own history. " +
+            "Internal notes only for roles that may read them."
+        },
+        HistoryEntryWire
+      ).setPath(TicketEventsPath)
+    ),
+  "Events"
+) {}

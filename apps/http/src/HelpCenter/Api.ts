@@ -1,8 +1,6 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import * as Endpoint from "../Http/Endpoint.js"
-import { Wire } from "../Http/Errors.js"
 import { integerIdParam, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { Timestamp } from "../Http/Representation.js"
@@ -140,45 +138,45 @@ const collections = Resource.endpoints(CollectionResource)
 const articles = Resource.endpoints(ArticleResource)
 
 /** `/organizations/{organization_id}/portal/…`: the help center's collections (nested) and articles. */
-export class HelpCenterApi extends HttpApiGroup.make("helpCenter")
-  .add(
-    Endpoint.get("portal", "/organizations/:organization_id/portal/", {
-      summary: "Read the organization's help-center portal",
-      description:
-        "Every organization has exactly one portal, created on first use; its `id` is the `portal` of collections and articles."
-    })
-      .setPath(OrganizationPath)
-      .addSuccess(Portal)
-  )
-  .add(collections.list)
-  .add(
-    Endpoint.get("tree", "/organizations/:organization_id/portal/collections/tree/", {
-      summary: "The collection tree",
-      description:
-        "A JSON array (not a paginated envelope) of the root collections; each node has `children` (recursively), ordered by `position` then `id`, and with `include_articles` its `articles`, ordered the same way."
-    })
-      .setPath(OrganizationPath)
-      .setUrlParams(
-        Schema.Struct({
-          include_articles: Query.param(
-            "`true`, `1` or `yes` (any case): each node embeds its `articles`. Any other value, or none: no `articles` key."
-          ),
-          published: Query.param(
-            "Publication-status filter of the embedded articles, read only with `include_articles`: `true`/`1`/`yes` keeps `status=published`, `false`/`0`/`no` keeps the others (`status!=published`), empty or absent keeps all. Any other value is 400."
-          )
-        })
-      )
-      .addSuccess(Schema.Array(CollectionNode))
-  )
-  .add(collections.create)
-  .add(collections.get)
-  .add(collections.update)
-  .add(collections.delete)
-  .add(articles.list)
-  .add(articles.create)
-  .add(articles.get)
-  .add(articles.update)
-  .add(articles.delete)
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Help center") {}
+export class HelpCenterApi extends Resource.guarded(
+  HttpApiGroup.make("helpCenter")
+    .add(
+      Endpoint.get("portal", "/organizations/:organization_id/portal/", {
+        summary: "Read the organization's help-center portal",
+        description:
+          "Every organization has exactly one portal, created on first use; its `id` is the `portal` of collections and articles."
+      })
+        .setPath(OrganizationPath)
+        .addSuccess(Portal)
+    )
+    .add(collections.list)
+    .add(
+      Endpoint.get("tree", "/organizations/:organization_id/portal/collections/tree/", {
+        summary: "The collection tree",
+        description:
+          "A JSON array (not a paginated envelope) of the root collections; each node has `children` (recursively), ordered by `position` then `id`, and with `include_articles` its `articles`, ordered the same way."
+      })
+        .setPath(OrganizationPath)
+        .setUrlParams(
+          Schema.Struct({
+            include_articles: Query.param(
+              "`true`, `1` or `yes` (any case): each node embeds its `articles`. Any other value, or none: no `articles` key."
+            ),
+            published: Query.param(
+              "Publication-status filter of the embedded articles, read only with `include_articles`: `true`/`1`/`yes` keeps `status=published`, `false`/`0`/`no` keeps the others (`status!=published`), empty or absent keeps all. Any other value is 400."
+            )
+          })
+        )
+        .addSuccess(Schema.Array(CollectionNode))
+    )
+    .add(collections.create)
+    .add(collections.get)
+    .add(collections.update)
+    .add(collections.delete)
+    .add(articles.list)
+    .add(articles.create)
+    .add(articles.get)
+    .add(articles.update)
+    .add(articles.delete),
+  "Help center"
+) {}

@@ -1,8 +1,7 @@
-import { HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import * as Endpoint from "../Http/Endpoint.js"
-import { Wire } from "../Http/Errors.js"
+import * as Resource from "../Http/Resource.js"
 
 /** What became of an inbound mail, as `POST /inbound/email/` answers it. */
 export class InboundMailResult extends Schema.Class<InboundMailResult>("InboundMailResult")({
@@ -25,8 +24,8 @@ const RawMessage = HttpApiSchema.withEncoding(Schema.Uint8ArrayFromSelf, {
 }).annotations({ description: "The whole message as received (RFC 5322), at most 72 MB (75,497,472 bytes)." })
 
 /** Inbound e-mail over HTTP: what mail providers' inbound webhooks forward. */
-export class InboundMailApi extends HttpApiGroup.make("inboundMail")
-  .add(
+export class InboundMailApi extends Resource.guarded(
+  HttpApiGroup.make("inboundMail").add(
     Endpoint.post("receive", "/inbound/email/", {
       summary: "Deliver an inbound e-mail",
       description:
@@ -34,7 +33,6 @@ export class InboundMailApi extends HttpApiGroup.make("inboundMail")
     })
       .setPayload(RawMessage)
       .addSuccess(InboundMailResult)
-  )
-  .addError(Wire.PermissionDenied)
-  .middleware(ServiceAuth)
-  .annotate(OpenApi.Title, "Inbound e-mail") {}
+  ),
+  "Inbound e-mail"
+) {}
