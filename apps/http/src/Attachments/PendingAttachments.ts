@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Config, Duration, Effect, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { replicaSecret } from "../Database/ReplicaSecret.js"
+import * as Repository from "../Database/Repository.js"
 import { absoluteUrl } from "../Http/Links.js"
 import { AttachmentClaimRefused, type ClaimedAttachment, type ClaimProblem, safeFileName } from "./Attachment.js"
 import { BlobStore, BlobStoreLive, type BlobTooLarge } from "./BlobStore.js"
@@ -173,9 +174,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
           return yield* new AttachmentClaimRefused({ problems })
         }).pipe(
           // A savepoint inside the caller's transaction: a refused claim undoes its own partial update.
-          sql.withTransaction,
-          Effect.catchTag("SqlError", Effect.die),
-          Effect.withSpan("PendingAttachments.claim")
+          Repository.write("PendingAttachments.claim", { transaction: sql })
         )
 
       /** The attachments of a ticket, in upload order. */

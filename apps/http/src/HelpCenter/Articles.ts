@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import type { ArticleCreate, ArticleStatus, ArticleUpdate } from "./Article.js"
@@ -115,12 +116,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
             updatedAt: now
           })} RETURNING id`
         return yield* find(organizationId, Number(rows[0]!.id))
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die),
-        Effect.catchTag("ArticleNotFound", Effect.die),
-        Effect.withSpan("Articles.create")
-      )
+      }).pipe(Effect.catchTag("ArticleNotFound", Effect.die), Repository.write("Articles.create", { transaction: sql }))
 
     /** Changes an article; moving it to another collection without a position puts it last there. */
     const update = (organizationId: number, id: number, changes: ArticleUpdate) =>
@@ -159,7 +155,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
           yield* sql`UPDATE hc_articles SET ${sql.update({ ...columns, updatedAt: now })}
                      WHERE id = ${id} AND organization_id = ${organizationId}`
         return yield* find(organizationId, id)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Articles.update"))
+      }).pipe(Repository.write("Articles.update", { transaction: sql }))
 
     /** Deletes an article of the organization. */
     const remove = (organizationId: number, id: number) =>
@@ -167,7 +163,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
         yield* lockPortal(sql, organizationId)
         yield* find(organizationId, id)
         yield* sql`DELETE FROM hc_articles WHERE id = ${id} AND organization_id = ${organizationId}`
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Articles.remove"))
+      }).pipe(Repository.write("Articles.remove", { transaction: sql }))
 
     return { list, findById, create, update, remove } as const
   })

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import type { CollectionCreate, CollectionUpdate } from "./Collection.js"
@@ -144,10 +145,8 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
           })} RETURNING id`
         return yield* find(organizationId, Number(rows[0]!.id))
       }).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die),
         Effect.catchTag("CollectionNotFound", Effect.die),
-        Effect.withSpan("Collections.create")
+        Repository.write("Collections.create", { transaction: sql })
       )
 
     /** Changes a collection; a new parent must keep the tree a tree. A moved collection without position goes last. */
@@ -183,7 +182,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
           yield* sql`UPDATE hc_collections SET ${sql.update({ ...columns, updatedAt: new Date() })}
                      WHERE id = ${id} AND organization_id = ${organizationId}`
         return yield* find(organizationId, id)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Collections.update"))
+      }).pipe(Repository.write("Collections.update", { transaction: sql }))
 
     /** Deletes an empty collection; one with sub-collections or articles is refused. */
     const remove = (organizationId: number, id: number) =>
@@ -196,7 +195,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
         if (counts!.children > 0 || counts!.articles > 0)
           return yield* new CollectionNotEmpty({ children: counts!.children, articles: counts!.articles })
         yield* sql`DELETE FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Collections.remove"))
+      }).pipe(Repository.write("Collections.remove", { transaction: sql }))
 
     return { list, findById, tree, create, update, remove } as const
   })

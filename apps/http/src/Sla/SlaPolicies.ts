@@ -98,14 +98,14 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
         )
         if (Object.keys(set).length > 0) yield* recomputeIn(organizationId)
         return policy
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.update"))
+      }).pipe(Repository.write("SlaPolicies.update", { transaction: sql }))
 
     /** Deletes a policy; its tickets fall to the next policy that matches them, or none. */
     const remove = (organizationId: number, id: number): Effect.Effect<void, SlaPolicyNotFound> =>
       Effect.gen(function* () {
         yield* Repository.deleteById(sql, "hd_sla_policies", organizationId, id, () => new SlaPolicyNotFound({ id }))
         yield* recomputeIn(organizationId)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan("SlaPolicies.remove"))
+      }).pipe(Repository.write("SlaPolicies.remove", { transaction: sql }))
 
     /** One page of the organization's policies in the requested order. */
     const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
