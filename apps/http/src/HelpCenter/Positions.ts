@@ -1,6 +1,7 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import * as Fields from "../Http/Fields.js"
+import { ITEM_KINDS, type ItemKind } from "./Kinds.js"
 
 /**
  * Positions order collections among their siblings and articles within their collection (ascending, ties by
@@ -13,20 +14,14 @@ export const MAX_POSITION = 1_000_000
 /** The optional `position` body field. */
 export const positionField = Fields.optional(Fields.integer({ minimum: 0, maximum: MAX_POSITION }))
 
-/** Where positions count: the table and the column naming the parent. */
-const PARENTS = {
-  collection: { table: "hc_collections", column: "parent_id" },
-  article: { table: "hc_articles", column: "collection_id" }
-} as const
-
 /** The position after the last item under `parent` (a collection id; null for root collections), 0 when none. */
 export const nextPosition = (
   sql: SqlClient.SqlClient,
-  kind: "collection" | "article",
+  kind: ItemKind,
   organizationId: number,
   parent: number | null
 ): Effect.Effect<number, SqlError.SqlError> => {
-  const { table, column } = PARENTS[kind]
+  const { table, parentColumn: column } = ITEM_KINDS[kind]
   return Effect.map(
     sql<{ readonly next: number }>`
       SELECT COALESCE(max(position) + 1, 0)::int AS next FROM ${sql(table)}
@@ -41,7 +36,7 @@ export const nextPosition = (
  */
 export const placement = (
   sql: SqlClient.SqlClient,
-  kind: "collection" | "article",
+  kind: ItemKind,
   organizationId: number,
   options: { readonly position: number | undefined; readonly movedTo?: { readonly parent: number | null } }
 ): Effect.Effect<number | undefined, SqlError.SqlError> =>

@@ -1,6 +1,7 @@
 import type { SqlClient, SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import { SlugTaken } from "./Errors.js"
+import { ITEM_KINDS, type ItemKind } from "./Kinds.js"
 
 /**
  * Slugs of collections and articles: unique per organization (collections and articles apart), lowercase,
@@ -42,12 +43,6 @@ export const uniqueSlug = (base: string, taken: ReadonlySet<string>, fallback: s
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
-/** What carries a slug: its table and the slug generated when its text has none. */
-const OWNERS = {
-  collection: { table: "hc_collections", fallback: "collection" },
-  article: { table: "hc_articles", fallback: "article" }
-} as const
-
 /**
  * The slug a collection or article gets: the wanted one when not blank (SlugTaken when another row of the
  * organization has it), else one generated from `text` and free in the organization. Run it in the write's
@@ -56,7 +51,7 @@ const OWNERS = {
 export const claimSlug = (
   sql: SqlClient.SqlClient,
   options: {
-    readonly kind: "collection" | "article"
+    readonly kind: ItemKind
     readonly organizationId: number
     readonly wanted: string
     readonly text: string
@@ -64,7 +59,7 @@ export const claimSlug = (
   }
 ): Effect.Effect<string, SlugTaken | SqlError.SqlError> =>
   Effect.gen(function* () {
-    const { table: name, fallback } = OWNERS[options.kind]
+    const { table: name, fallbackSlug: fallback } = ITEM_KINDS[options.kind]
     const table = sql(name)
     const except = options.exceptId ?? 0
     const taken = (slug: string) =>
