@@ -33,13 +33,11 @@ export const companyWriteError = writeRefusals<
 /** Handlers of the `companies` group. */
 export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
   Effect.gen(function* () {
-    const companies = yield* Companies
     const customers = yield* Customers
-
     const resource = yield* Resource.handlers(CompanyResource, {
       filters: Resource.searchFilter,
       writeError: companyWriteError,
-      repository: companies
+      repository: Companies
     })
 
     return Resource.handleAll(handlers, resource).handle("suggestedMembers", ({ path, request, urlParams }) =>
