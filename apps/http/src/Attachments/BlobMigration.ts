@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import type { BlobStore } from "./BlobStore.js"
 
 /** What a copy from one blob store to another did, attachment by attachment. */
@@ -60,4 +61,4 @@ export const migrateBlobs = (from: BlobStore["Type"], to: BlobStore["Type"]) =>
       )
     }
     return { copied, bytes, alreadyThere, missing } satisfies BlobMigrationReport
-  }).pipe(Effect.withSpan("migrateBlobs"))
+  }).pipe(withSpan("migrateBlobs"))

@@ -5,6 +5,7 @@ import type { Caller } from "../Auth/CurrentCaller.js"
 import { replicaSecret } from "../Database/ReplicaSecret.js"
 import * as Repository from "../Database/Repository.js"
 import { absoluteUrl } from "../Http/Links.js"
+import { withSpan } from "../Observability/Spans.js"
 import { AttachmentClaimRefused, type ClaimedAttachment, type ClaimProblem, safeFileName } from "./Attachment.js"
 import { BlobStore, BlobStoreLive, type BlobTooLarge } from "./BlobStore.js"
 import { isRefusedContentType, sniffMarkup } from "./ContentSniffing.js"
@@ -120,7 +121,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
             contentType: declared,
             ticketId: null
           }
-        }).pipe(Effect.withSpan("PendingAttachments.upload"))
+        }).pipe(withSpan("PendingAttachments.upload"))
 
       /**
        * Claims pending uploads for a ticket. Run it inside the transaction that appends the ticket's events:
@@ -255,12 +256,12 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
               return ids.length
             })
           )
-          .pipe(Effect.orDie, Effect.withSpan("PendingAttachments.reapExpired"))
+          .pipe(Effect.orDie, withSpan("PendingAttachments.reapExpired"))
 
       /** Removes what writes interrupted by a stopped process left in the blob store (after an hour untouched). */
       const sweepAbandonedWrites = blobs
         .sweepAbandoned(Duration.hours(1))
-        .pipe(Effect.withSpan("PendingAttachments.sweepAbandonedWrites"))
+        .pipe(withSpan("PendingAttachments.sweepAbandonedWrites"))
 
       return {
         upload,

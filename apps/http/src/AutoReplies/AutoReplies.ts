@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { BusinessHours, statusAt } from "../BusinessHours/BusinessHours.js"
+import { withSpan } from "../Observability/Spans.js"
 import { renderAutoReply } from "./AutoReplyTemplate.js"
 
 /** What a new customer ticket needs to know to be answered automatically. */
@@ -58,7 +59,7 @@ export class AutoReplies extends Effect.Service<AutoReplies>()("@helpdesk/http/A
           next_open: status.next_open_display,
           organization_name: inbox.organizationName
         })
-      }).pipe(Effect.withSpan("AutoReplies.replyFor"))
+      }).pipe(withSpan("AutoReplies.replyFor"))
 
     return { replyFor } as const
   }),

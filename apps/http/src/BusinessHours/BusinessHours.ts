@@ -1,5 +1,6 @@
 import { ALWAYS_OPEN, formatOpening, isOpenAt, nextOpenAfter, type Schedule } from "@helpdesk/schedule"
 import { Clock, Effect, Either, Option } from "effect"
+import { withSpan } from "../Observability/Spans.js"
 import { BusinessHoursStore } from "./BusinessHoursStore.js"
 import { InvalidBusinessHours } from "./Errors.js"
 import { compileChange, compileStored, type ScheduleChange, type WeeklyHours } from "./Validation.js"
@@ -83,7 +84,7 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
         const hours = { schedule: compiled, timeZone: saved.timeZone, weeklyHours: saved.weeklyHours, workingLanguage }
         remember(organizationId, saved.version, hours)
         return hours
-      }).pipe(Effect.withSpan("BusinessHours.compiledFor"))
+      }).pipe(withSpan("BusinessHours.compiledFor"))
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -99,7 +100,7 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
         timezone: hours.timeZone,
         weekly_hours: hours.weeklyHours ?? {},
         ...status
-      })).pipe(Effect.withSpan("BusinessHours.view"))
+      })).pipe(withSpan("BusinessHours.view"))
 
     /**
      * Replaces the schedule with a valid change (its zone and weekly hours); exceptions stay. The new schedule is
@@ -120,7 +121,7 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
         store.withTransaction,
         Effect.catchTag("SqlError", Effect.die),
         Effect.zipRight(view(organizationId)),
-        Effect.withSpan("BusinessHours.replace")
+        withSpan("BusinessHours.replace")
       )
 
     return { compiledFor, statusNow, view, replace } as const

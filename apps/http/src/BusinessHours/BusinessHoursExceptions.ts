@@ -1,5 +1,6 @@
 import { Effect, Either, Option } from "effect"
 import * as Ordering from "../Http/Ordering.js"
+import { withSpan } from "../Observability/Spans.js"
 import { BusinessHoursStore, type DuplicateExceptionDate, type StoredSchedule } from "./BusinessHoursStore.js"
 import { BusinessHoursExceptionNotFound, BusinessHoursNotSaved, InvalidBusinessHours } from "./Errors.js"
 import {
@@ -81,7 +82,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
           const stored = yield* save(fields).pipe(Effect.mapError(duplicate))
           yield* store.bumpVersion(organizationId)
           return stored
-        }).pipe(store.withTransaction, Effect.catchTag("SqlError", Effect.die), Effect.withSpan(span))
+        }).pipe(store.withTransaction, Effect.catchTag("SqlError", Effect.die), withSpan(span))
 
       /** Adds an exception from a wire body; refused before a schedule is saved. */
       const create = (organizationId: number, body: Record<string, unknown>) =>
@@ -117,7 +118,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
         }).pipe(
           store.withTransaction,
           Effect.catchTag("SqlError", Effect.die),
-          Effect.withSpan("BusinessHoursExceptions.remove")
+          withSpan("BusinessHoursExceptions.remove")
         )
 
       return { list, get, create, update, remove } as const

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Config, Effect } from "effect"
 import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
+import { withSpan } from "../Observability/Spans.js"
 import { generateSurveyToken, hashSurveyToken, isSurveyToken } from "./CsatToken.js"
 
 /** A survey found by its token. */
@@ -45,7 +46,7 @@ export class CsatSurveys extends Effect.Service<CsatSurveys>()("@helpdesk/http/C
           ON CONFLICT (ticket_id) DO NOTHING
           RETURNING id`
         return rows.length === 0 ? undefined : surveyUrl.replace("{token}", token)
-      }).pipe(Effect.orDie, Effect.withSpan("CsatSurveys.offer"))
+      }).pipe(Effect.orDie, withSpan("CsatSurveys.offer"))
 
     /** The survey a token opens, or `undefined` for a malformed or unknown token. */
     const find = (token: string) =>

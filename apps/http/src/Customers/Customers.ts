@@ -7,6 +7,7 @@ import * as Repository from "../Database/Repository.js"
 import { int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
 import { Customer, type CustomerCreate, CustomerId, type CustomerUpdate } from "./Customer.js"
 import { CustomerEmailTaken, CustomerNotFound, ManagerWithoutCompany } from "./CustomerErrors.js"
@@ -127,7 +128,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
           RETURNING id`
         if (rows[0] !== undefined) return (yield* findById(organizationId, CustomerId.make(Number(rows[0].id))))!
         return (yield* findByEmail(organizationId, email))!
-      }).pipe(Effect.orDie, Effect.withSpan("Customers.findOrCreateByEmail"))
+      }).pipe(Effect.orDie, withSpan("Customers.findOrCreateByEmail"))
     }
 
     const requireCompany = (organizationId: number, companyId: string) =>

@@ -2,6 +2,7 @@ import { type SqlClient, type SqlError, SqlSchema, type Statement } from "@effec
 import { Array as Arr, Effect, Option, Predicate, Schema } from "effect"
 import type { Ordering } from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { containsPattern } from "../Search/SearchText.js"
 import { dieUndecodable } from "./Rows.js"
 
@@ -41,7 +42,7 @@ export const findOne = <IA, II, A, AI>(options: {
       Effect.map(Option.getOrUndefined),
       dieUndecodable(options.table),
       Effect.orDie,
-      Effect.withSpan(options.span)
+      withSpan(options.span)
     )
 }
 
@@ -161,7 +162,7 @@ export const write =
         (error): error is SqlError.SqlError => Predicate.isTagged(error, "SqlError"),
         refuseUnique(options.unique ?? {})
       ),
-      Effect.withSpan(span)
+      withSpan(span)
     ) as Effect.Effect<A, Exclude<E, SqlError.SqlError> | N, R>
 
 /**

@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import type { ArticleCreate, ArticleStatus, ArticleUpdate } from "./Article.js"
 import { ArticleNotFound, UnknownCollection } from "./Errors.js"
 import { ArticleModel, decodeRow } from "./Models.js"
@@ -70,7 +71,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
       findOne({ organizationId, id }).pipe(
         Effect.map(Option.getOrUndefined),
         Effect.orDie,
-        Effect.withSpan("Articles.findById")
+        withSpan("Articles.findById")
       )
 
     const find = (organizationId: number, id: number) =>

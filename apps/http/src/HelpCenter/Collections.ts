@@ -3,6 +3,7 @@ import { Effect, Option, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import type { CollectionCreate, CollectionUpdate } from "./Collection.js"
 import { CollectionNotEmpty, CollectionNotFound, InvalidMove, UnknownCollection } from "./Errors.js"
 import { ArticleSummaryModel, CollectionModel, decodeRow } from "./Models.js"
@@ -59,7 +60,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
       findOne({ organizationId, id }).pipe(
         Effect.map(Option.getOrUndefined),
         Effect.orDie,
-        Effect.withSpan("Collections.findById")
+        withSpan("Collections.findById")
       )
 
     const find = (organizationId: number, id: number) =>
@@ -96,7 +97,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
         const embedded =
           articles === undefined ? undefined : yield* embeddedArticles({ organizationId, selection: articles })
         return buildTree(collections, embedded)
-      }).pipe(Effect.orDie, Effect.withSpan("Collections.tree"))
+      }).pipe(Effect.orDie, withSpan("Collections.tree"))
 
     const parentRows = SqlSchema.findAll({
       Request: InOrganization,

@@ -4,6 +4,7 @@ import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { inboxEmailAddress, inboxEmailDomain } from "./EmailPrefix.js"
 import { Inbox, type InboxCreate, InboxId, type InboxUpdate } from "./Inbox.js"
 import { DefaultInboxRequired, EmailPrefixTaken, InboxNotFound } from "./InboxErrors.js"
@@ -186,7 +187,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
           })}
           ON CONFLICT DO NOTHING`
         return Option.getOrThrow(yield* findDefault(organizationId))
-      }).pipe(dieUndecodable("inboxes"), Effect.orDie, Effect.withSpan("Inboxes.defaultFor"))
+      }).pipe(dieUndecodable("inboxes"), Effect.orDie, withSpan("Inboxes.defaultFor"))
 
     /** The organization's inboxes, one page in the requested order. */
     const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>

@@ -6,6 +6,7 @@ import * as Repository from "../Database/Repository.js"
 import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { containsPattern, fold, terms } from "../Search/SearchText.js"
 import { JoinedUser, joinedUser } from "../Users/JoinedUser.js"
 import { DeletionPlan, Organization, type OrganizationChanges, Subscription } from "./Organization.js"
@@ -141,7 +142,7 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
 
     /** One organization by its numeric id (an organization the caller's scope names, so it exists). */
     const get = (id: number): Effect.Effect<Organization> =>
-      findOne(id).pipe(dieUndecodable("organizations"), Effect.orDie, Effect.withSpan("Organizations.get"))
+      findOne(id).pipe(dieUndecodable("organizations"), Effect.orDie, withSpan("Organizations.get"))
 
     /** Creates an organization; its creator becomes its owner. Retries the rare public-id collision. */
     const create = (options: {
@@ -171,12 +172,7 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
         const id = Option.getOrThrow(inserted).id
         yield* sql`INSERT INTO memberships ${sql.insert({ organizationId: id, userId: options.createdBy, role: "owner" })}`
         return yield* get(id)
-      }).pipe(
-        sql.withTransaction,
-        dieUndecodable("organizations"),
-        Effect.orDie,
-        Effect.withSpan("Organizations.create")
-      )
+      }).pipe(sql.withTransaction, dieUndecodable("organizations"), Effect.orDie, withSpan("Organizations.create"))
 
     /** Applies changes to the writable settings and bumps `updated_at`. */
     const update = (id: number, changes: OrganizationChanges) =>
@@ -185,7 +181,7 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
         if (Object.keys(columns).length > 0)
           yield* sql`UPDATE organizations SET ${sql.update({ ...columns, updatedAt: yield* Repository.now })} WHERE id = ${id}`
         return yield* get(id)
-      }).pipe(Effect.orDie, Effect.withSpan("Organizations.update"))
+      }).pipe(Effect.orDie, withSpan("Organizations.update"))
 
     /** Whether any organization exists (for the start-up hint). */
     const isEmpty = sql`SELECT 1 FROM organizations LIMIT 1`.pipe(

@@ -4,6 +4,7 @@ import { Effect, Schema } from "effect"
 import { BigInt8, Timestamptz } from "../Database/Columns.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { type Criteria, EMPTY_CRITERIA, fromStored } from "./Criteria.js"
 import { VISIBILITIES, type Visibility } from "./PresetFilter.js"
 
@@ -164,7 +165,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
             Effect.flatMap(([filter]) =>
               filter === undefined ? Effect.fail(new PresetFilterNotFound({ id })) : Effect.succeed(filter)
             ),
-            Effect.withSpan("PresetFilters.findVisible")
+            withSpan("PresetFilters.findVisible")
           )
 
     const byId = (id: string) =>
@@ -186,7 +187,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
                  ${filter.position === undefined ? sql`COALESCE((SELECT max(position) + 1 FROM preset_filters WHERE organization_id = ${organizationId}), 0)` : sql`${filter.position}`},
                  ${filter.displayCount ?? false}, ${filter.groupByPriority ?? false}`
         return yield* byId(id)
-      }).pipe(Effect.orDie, Effect.withSpan("PresetFilters.create"))
+      }).pipe(Effect.orDie, withSpan("PresetFilters.create"))
 
     /** Applies changes to a filter of the organization (visibility and permission already checked). */
     const update = (organizationId: number, id: string, changes: PresetFilterChanges) =>
@@ -203,14 +204,14 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
           yield* sql`UPDATE preset_filters SET ${sql.csv([...sets, sql`updated_at = now()`])}
                      WHERE id = ${id} AND organization_id = ${organizationId}`
         return yield* byId(id)
-      }).pipe(Effect.orDie, Effect.withSpan("PresetFilters.update"))
+      }).pipe(Effect.orDie, withSpan("PresetFilters.update"))
 
     /** Deletes a filter of the organization (visibility and permission already checked). */
     const remove = (organizationId: number, id: string) =>
       sql`DELETE FROM preset_filters WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(
         Effect.asVoid,
         Effect.orDie,
-        Effect.withSpan("PresetFilters.remove")
+        withSpan("PresetFilters.remove")
       )
 
     // Which of the ids a query finds (the statement is only built for a non-empty list).
@@ -251,7 +252,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
           if (missing.length > 0) errors[name] = missing.map((id) => `Invalid pk "${id}" - object does not exist.`)
         }
         return errors
-      }).pipe(Effect.orDie, Effect.withSpan("PresetFilters.unknownReferences"))
+      }).pipe(Effect.orDie, withSpan("PresetFilters.unknownReferences"))
 
     return { list, findVisible, create, update, remove, unknownReferences } as const
   })

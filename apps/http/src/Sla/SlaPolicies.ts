@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
+import { withSpan } from "../Observability/Spans.js"
 import { type SlaPolicyCreate, SlaPolicyNotFound, type SlaPolicyUpdate, StoredSlaPolicy } from "./SlaPolicy.js"
 import { recomputeOrganization } from "./SlaState.js"
 
@@ -35,7 +36,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
 
     /** Recomputes the organization's tickets (after a change of policies or business hours), in its own transaction. */
     const recompute = (organizationId: number): Effect.Effect<number> =>
-      sql.withTransaction(recomputeIn(organizationId)).pipe(Effect.orDie, Effect.withSpan("SlaPolicies.recompute"))
+      sql.withTransaction(recomputeIn(organizationId)).pipe(Effect.orDie, withSpan("SlaPolicies.recompute"))
 
     const listColumns = (input: SlaPolicyCreate | SlaPolicyUpdate) => {
       const c: Record<string, unknown> = {}
@@ -76,7 +77,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
           RETURNING ${columns}`.pipe(policyRows.written)
         yield* recomputeIn(organizationId)
         return policy
-      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("SlaPolicies.create"))
+      }).pipe(sql.withTransaction, Effect.orDie, withSpan("SlaPolicies.create"))
 
     /** Changes a policy. */
     const update = (

@@ -4,6 +4,7 @@ import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { lowerCaseTerms } from "../Search/SearchText.js"
 import { Tag, type TagCreate, TagId, type TagUpdate, tagNameKey } from "./Tag.js"
 import { TagNameTaken, TagNotFound } from "./TagErrors.js"
@@ -52,7 +53,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
         }),
         dieUndecodable("tags"),
         Effect.orDie,
-        Effect.withSpan("Tags.findByIds")
+        withSpan("Tags.findByIds")
       )
     }
 
@@ -77,7 +78,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
         }),
         dieUndecodable("tags"),
         Effect.orDie,
-        Effect.withSpan("Tags.findByNames")
+        withSpan("Tags.findByNames")
       )
     }
 
@@ -129,7 +130,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     const remove = (organizationId: number, id: TagId): Effect.Effect<void, TagNotFound> =>
       Repository.deleteById(sql, "tags", organizationId, id, () => new TagNotFound({ id })).pipe(
         Effect.catchTag("SqlError", Effect.die),
-        Effect.withSpan("Tags.remove")
+        withSpan("Tags.remove")
       )
 
     /** The organization's tags whose name contains every search term, one page in the requested order. */

@@ -7,6 +7,7 @@ import * as Repository from "../Database/Repository.js"
 import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { lowerCaseTerms } from "../Search/SearchText.js"
 import { AlreadyMember, LastOwner, MemberNotFound } from "./MembershipErrors.js"
 
@@ -97,7 +98,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
           return yield* new AlreadyMember({ userId, email: user.email, role: existing ?? role })
         }
         return (yield* find(organizationId, userId))!
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Memberships.add"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Memberships.add"))
 
     const countOwners = SqlSchema.single({
       Request: Schema.Number,
@@ -154,7 +155,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
             INSERT INTO memberships ${sql.insert({ organizationId, userId, role })}
             ON CONFLICT (organization_id, user_id) DO UPDATE SET role = EXCLUDED.role`
         )
-      ).pipe(Effect.asVoid, Effect.withSpan("Memberships.put"))
+      ).pipe(Effect.asVoid, withSpan("Memberships.put"))
 
     /** Changes a member's role; the last owner stays owner. */
     const changeRole = (
@@ -173,7 +174,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       ).pipe(
         Effect.zipRight(Effect.suspend(() => find(organizationId, userId))),
         Effect.map((member) => member!),
-        Effect.withSpan("Memberships.changeRole")
+        withSpan("Memberships.changeRole")
       )
 
     /** Removes a member (their user and personal tokens stay: they may belong elsewhere); never the last owner. */
@@ -184,7 +185,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
           yield* keepLastOwner(organizationId, userId, current, undefined)
           yield* sql`DELETE FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`
         })
-      ).pipe(Effect.withSpan("Memberships.remove"))
+      ).pipe(withSpan("Memberships.remove"))
 
     /** The organization's members whose name or e-mail contains every search term, one page in order. */
     const list = (organizationId: number, options: Repository.Search) => {

@@ -3,6 +3,7 @@ import { Duration, Effect, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { withSpan } from "../Observability/Spans.js"
 import { urlProblem } from "./AddressPolicy.js"
 import { newSecret } from "./Signature.js"
 import {
@@ -85,7 +86,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
             return { ...webhook, secret }
           })
         )
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.create"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Webhooks.create"))
 
     /**
      * Changes a webhook. Turning it off gives up its pending deliveries (kept in the log as abandoned); turning it
@@ -121,7 +122,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
             )
           })
         )
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.update"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Webhooks.update"))
 
     /** Replaces the secret; the previous one also signs for `overlap` so receivers can switch without a gap. */
     const rotateSecret = (
@@ -141,7 +142,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
           Repository.orNotFound(() => new WebhookNotFound({ id }))
         )
         return { ...webhook, secret }
-      }).pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.rotateSecret"))
+      }).pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Webhooks.rotateSecret"))
 
     /** Deletes a webhook, its deliveries, its log and its checkpoint: nothing is sent for it afterwards. */
     const remove = (organizationId: number, id: number): Effect.Effect<void, WebhookNotFound> =>
@@ -152,7 +153,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
             yield* sql`DELETE FROM hd_checkpoints WHERE consumer_id = ${webhookConsumerId(id)}`
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("Webhooks.remove"))
+        .pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Webhooks.remove"))
 
     /** The organization's webhooks, one page in the given order (the API's: oldest first). */
     const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
