@@ -67,17 +67,16 @@ export const CompanyResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/companies/`: groupings of customers. */
-export class CompaniesApi extends Resource.guarded(
-  Resource.group("companies", CompanyResource).add(
-    HttpApiEndpoint.get("suggestedMembers", "/organizations/:organization_id/companies/:company_id/suggested-members/")
-      .setPath(CompanyPath)
-      .setUrlParams(Schema.Struct({ ...CustomerOrdering.params, ...Pagination.params }))
-      .addSuccess(Pagination.Envelope(CustomerWire))
-      .annotate(OpenApi.Summary, "Suggested members of a company")
-      .annotate(
-        OpenApi.Description,
-        "Customers without a company whose e-mail address is at one of the company's `email_domains` (compared ignoring case). Add one with `PATCH /customers/{pk}/` and `company_id`."
-      )
-  ),
-  "Companies"
+export class CompaniesApi extends Resource.group("companies", Resource.endpoints(CompanyResource), "Companies", {
+  delete: false
+}).add(
+  HttpApiEndpoint.get("suggestedMembers", "/organizations/:organization_id/companies/:company_id/suggested-members/")
+    .setPath(CompanyPath)
+    .setUrlParams(Schema.Struct({ ...CustomerOrdering.params, ...Pagination.params }))
+    .addSuccess(Pagination.Envelope(CustomerWire))
+    .annotate(OpenApi.Summary, "Suggested members of a company")
+    .annotate(
+      OpenApi.Description,
+      "Customers without a company whose e-mail address is at one of the company's `email_domains` (compared ignoring case). Add one with `PATCH /customers/{pk}/` and `company_id`."
+    )
 ) {}

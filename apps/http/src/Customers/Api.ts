@@ -58,4 +58,6 @@ export const CustomerResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/customers/`: requesters of an organization. */
-export class CustomersApi extends Resource.guarded(Resource.group("customers", CustomerResource), "Customers") {}
+export class CustomersApi extends Resource.group("customers", Resource.endpoints(CustomerResource), "Customers", {
+  delete: false
+}) {}

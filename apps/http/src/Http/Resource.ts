@@ -212,67 +212,48 @@ export const endpoints = <
 }
 
 /**
- * A group named `id` with the resource's `list`, `create`, `get` and `update` (for a spec with an update body);
- * add `delete` and the rest to it. Other groups add the {@link endpoints} they have.
+ * A group named `id` with a resource's {@link endpoints}: `list`, `create`, `get`, `update` (for a spec with an
+ * update body) and, unless `options.delete` is false (a resource never deleted), `delete`, behind the service's
+ * authentication, answering 403 where the role may not act, tagged `title` in OpenAPI; add the feature's other
+ * endpoints to it. It takes the endpoints, not the spec, so the spec's type parameters stay declared once.
  */
 export const group = <
   const Id extends string,
-  Segment extends string,
-  IdParam extends string,
-  A,
-  I,
-  C,
-  CI,
-  U,
-  UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>,
-  M,
-  R,
-  RI,
-  CM,
-  N extends Names
+  List extends HttpApiEndpoint.HttpApiEndpoint.Any,
+  Create extends HttpApiEndpoint.HttpApiEndpoint.Any,
+  Get extends HttpApiEndpoint.HttpApiEndpoint.Any,
+  Update extends HttpApiEndpoint.HttpApiEndpoint.Any | undefined,
+  Delete extends HttpApiEndpoint.HttpApiEndpoint.Any,
+  const WithDelete extends boolean = true
 >(
   id: Id,
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>
+  resource: {
+    readonly list: List
+    readonly create: Create
+    readonly get: Get
+    readonly update: Update
+    readonly delete: Delete
+  },
+  title: string,
+  options?: { readonly delete: WithDelete }
 ) => {
-  const all = endpoints(spec)
-  return HttpApiGroup.make(id)
-    .add(all.list)
-    .add(all.create)
-    .add(all.get)
-    .add(all.update as NonNullable<(typeof all)["update"]>)
+  const withoutDelete = HttpApiGroup.make(id)
+    .add(resource.list)
+    .add(resource.create)
+    .add(resource.get)
+    .add(resource.update as NonNullable<Update>)
+  const guardedWithout = () => guarded(withoutDelete, title)
+  const guardedWith = () => guarded(withoutDelete.add(resource.delete), title)
+  // The conditional type follows the runtime choice, so a caller's `{ delete: false }` group has no `delete`.
+  return (options?.delete === false ? guardedWithout() : guardedWith()) as [WithDelete] extends [false]
+    ? ReturnType<typeof guardedWithout>
+    : ReturnType<typeof guardedWith>
 }
 
 /**
- * A group named `id` with all five endpoints of the resource, behind the service's authentication, answering 403
- * where the role may not act, tagged `title` in OpenAPI; add the feature's other endpoints to it.
- */
-export const fullGroup = <
-  const Id extends string,
-  Segment extends string,
-  IdParam extends string,
-  A,
-  I,
-  C,
-  CI,
-  U,
-  UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>,
-  M,
-  R,
-  RI,
-  CM,
-  N extends Names
->(
-  id: Id,
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>,
-  title: string
-) => guarded(group(id, spec).add(endpoints(spec).delete), title)
-
-/**
  * A group behind the service's authentication, answering 403 where the role may not act, tagged `title` in
- * OpenAPI: {@link fullGroup}'s guard, for any group that is not the five endpoints of one resource (a resource
- * without delete, or endpoints that are not a resource's, as the organizations').
+ * OpenAPI: {@link group}'s guard, for any group that is not one resource's endpoints (several resources, as the
+ * help center's, or endpoints that are not a resource's, as the organizations').
  */
 export const guarded = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
   group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>,

@@ -108,4 +108,6 @@ export const InboxResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/inboxes/`: the organization's mailboxes for routing tickets. */
-export class InboxesApi extends Resource.guarded(Resource.group("inboxes", InboxResource), "Inboxes") {}
+export class InboxesApi extends Resource.group("inboxes", Resource.endpoints(InboxResource), "Inboxes", {
+  delete: false
+}) {}

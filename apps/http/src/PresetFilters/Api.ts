@@ -50,8 +50,8 @@ export const PresetFilterResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/custom-preset-filters/`: saved ticket filters. */
-export class PresetFiltersApi extends Resource.fullGroup(
+export class PresetFiltersApi extends Resource.group(
   "presetFilters",
-  PresetFilterResource,
+  Resource.endpoints(PresetFilterResource),
   "Custom preset filters"
 ) {}

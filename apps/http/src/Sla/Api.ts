@@ -47,4 +47,8 @@ export const SlaPolicyResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/sla-policies/`: SLA policies of an organization (decision 0503). */
-export class SlaPoliciesApi extends Resource.fullGroup("slaPolicies", SlaPolicyResource, "SLA policies") {}
+export class SlaPoliciesApi extends Resource.group(
+  "slaPolicies",
+  Resource.endpoints(SlaPolicyResource),
+  "SLA policies"
+) {}

@@ -34,4 +34,4 @@ export const TagResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/tags/`: ticket tags of an organization. */
-export class TagsApi extends Resource.fullGroup("tags", TagResource, "Tags") {}
+export class TagsApi extends Resource.group("tags", Resource.endpoints(TagResource), "Tags") {}

@@ -56,7 +56,9 @@ export const MemberResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/members/`: the people of an organization and their roles. */
-export class MembersApi extends Resource.fullGroup("members", MemberResource, "Members").addError(Wire.Conflict) {}
+export class MembersApi extends Resource.group("members", Resource.endpoints(MemberResource), "Members").addError(
+  Wire.Conflict
+) {}
 
 /** The calling person's personal tokens: `/organizations/{organization_id}/personal-tokens/{token_id}/`. */
 export const PersonalTokenResource = Resource.make({

@@ -84,7 +84,7 @@ export const WebhookResource = Resource.make({
 })
 
 /** `/organizations/{organization_id}/webhooks/`: signed deliveries of the organization's ticket events. */
-export class WebhooksApi extends Resource.fullGroup("webhooks", WebhookResource, "Webhooks")
+export class WebhooksApi extends Resource.group("webhooks", Resource.endpoints(WebhookResource), "Webhooks")
   .add(
     Endpoint.post("rotateSecret", `${WEBHOOK}rotate-secret/`, {
       summary: "Rotate a webhook's secret",
