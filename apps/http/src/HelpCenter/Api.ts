@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as Endpoint from "../Http/Endpoint.js"
 import { integerIdParam, OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
-import { Timestamp } from "../Http/Representation.js"
+import { fromModel, Timestamp } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { Article, ArticleCreate, ArticleUpdate } from "./Article.js"
 import { ArticleOrdering } from "./Articles.js"
@@ -23,18 +23,7 @@ const roles = "Members read; owners, admins and integration tokens write (member
 const permissions = { read: "help_center.read", write: "help_center.write" } as const
 
 /** A stored collection as the flat list and the detail show it. */
-export const collectionToWire = (model: CollectionModel): Collection => ({
-  id: model.id,
-  portal: model.portal,
-  name: model.name,
-  created_at: model.createdAt,
-  updated_at: model.updatedAt,
-  parent: model.parent,
-  slug: model.slug,
-  meta_description: model.metaDescription,
-  icon: model.icon,
-  position: model.position
-})
+export const collectionToWire: (model: CollectionModel) => Collection = fromModel(Collection)
 
 const articleSummaryToWire = (model: ArticleSummaryModel) => ({
   id: model.id,

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, String as Str } from "effect"
 
 /** A timestamp on the wire: ISO-8601 UTC with milliseconds and `Z` (`2026-11-22T09:30:00.000Z`). */
 export const Timestamp = Schema.Date.annotations({
@@ -16,3 +16,22 @@ export class UserRef extends Schema.Class<UserRef>("UserRef")({
   profile_picture_url: Schema.String,
   name: Schema.String
 }) {}
+
+/** `first_reply_minutes` → `firstReplyMinutes`: a wire key as the stored model names it. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S
+
+/** The fields a model needs to show as a wire struct of type `T`: the same values under camelCase names. */
+export type CamelCased<T> = { readonly [K in keyof T as K extends string ? CamelCase<K> : K]: T[K] }
+
+/**
+ * The mapper of a stored model to the wire struct `wire` whose snake_case keys are the model's camelCase ones with
+ * the same values (`inbox_ids` is `inboxIds`): it copies exactly the wire's fields, in the wire's order, so a
+ * model's other fields (an organization id, a secret) never reach the answer.
+ */
+export const fromModel = <Fields extends Schema.Struct.Fields>(wire: Schema.Struct<Fields>) => {
+  const keys = Object.keys(wire.fields).map((key) => [key, Str.snakeToCamel(key)] as const)
+  return (model: CamelCased<Schema.Struct.Type<Fields>>): Schema.Struct.Type<Fields> =>
+    Object.fromEntries(
+      keys.map(([wireKey, modelKey]) => [wireKey, (model as Record<string, unknown>)[modelKey]])
+    ) as Schema.Struct.Type<Fields>
+}

@@ -1,4 +1,5 @@
 import { uuidIdParam } from "../Http/PathParams.js"
+import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { FILTER_WRITES } from "./Permissions.js"
 import { PresetFilter, PresetFilterCreate, PresetFilterUpdate } from "./PresetFilter.js"
@@ -8,18 +9,7 @@ const visibilityRules =
   "Visibility: `personal` filters are seen only by their creator (to anyone else they do not exist: 404); `organization` filters by everyone in the organization. Integration tokens see organization-shared filters only."
 
 /** The wire form of a stored filter. */
-export const toPresetFilter = (filter: StoredPresetFilter): PresetFilter => ({
-  id: filter.id,
-  name: filter.name,
-  criteria: filter.criteria,
-  created_by: filter.createdBy,
-  created_at: filter.createdAt,
-  updated_at: filter.updatedAt,
-  position: filter.position,
-  display_count: filter.displayCount,
-  group_by_priority: filter.groupByPriority,
-  visibility: filter.visibility
-})
+export const toPresetFilter: (filter: StoredPresetFilter) => PresetFilter = fromModel(PresetFilter)
 
 /**
  * Custom preset filters as a directory resource: `/organizations/{organization_id}/custom-preset-filters/{filter_id}/`,

@@ -1,4 +1,5 @@
 import { integerIdParam } from "../Http/PathParams.js"
+import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { SlaPolicyOrdering } from "./SlaPolicies.js"
 import { SlaPolicy, SlaPolicyCreate, SlaPolicyUpdate, type StoredSlaPolicy } from "./SlaPolicy.js"
@@ -7,22 +8,7 @@ const CHANGES =
   "Every change recomputes the due times of the organization's tickets before it answers. Owners, admins and integration tokens."
 
 /** The wire form of a stored policy. */
-export const toSlaPolicy = (policy: StoredSlaPolicy): SlaPolicy => ({
-  id: policy.id,
-  name: policy.name,
-  position: policy.position,
-  priorities: policy.priorities,
-  inbox_ids: policy.inboxIds,
-  tag_ids: policy.tagIds,
-  first_reply_minutes: policy.firstReplyMinutes,
-  next_reply_minutes: policy.nextReplyMinutes,
-  resolution_minutes: policy.resolutionMinutes,
-  business_hours: policy.businessHours,
-  pause_when_waiting_on_customer: policy.pauseWhenWaitingOnCustomer,
-  pause_when_snoozed: policy.pauseWhenSnoozed,
-  created_at: policy.createdAt,
-  updated_at: policy.updatedAt
-})
+export const toSlaPolicy: (policy: StoredSlaPolicy) => SlaPolicy = fromModel(SlaPolicy)
 
 /** SLA policies as a directory resource: `/organizations/{organization_id}/sla-policies/{pk}/` (decision 0503). */
 export const SlaPolicyResource = Resource.make({

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { integerIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
+import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { type Tag, TagCreate, TagId, TagUpdate } from "./Tag.js"
 import { TagOrdering } from "./Tags.js"
@@ -13,7 +14,7 @@ export const TagWire = Schema.Struct({
 }).annotations({ identifier: "Tag" })
 
 /** A tag on the wire. */
-export const tagWire = (tag: Tag): typeof TagWire.Type => ({ id: tag.id, name: tag.name, color: tag.color })
+export const tagWire: (tag: Tag) => typeof TagWire.Type = fromModel(TagWire)
 
 /** Tags as a directory resource: `/organizations/{organization_id}/tags/{pk}/`. */
 export const TagResource = Resource.make({

@@ -3,20 +3,14 @@ import { PersonalTokenOrdering, type TokenRecord } from "../Auth/Tokens.js"
 import { Wire } from "../Http/Errors.js"
 import { integerIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
+import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { Member, MemberCreate, MemberUpdate } from "./Member.js"
 import { MemberOrdering, type Member as StoredMember } from "./Memberships.js"
 import { IssuedPersonalToken, PersonalToken, PersonalTokenCreate } from "./PersonalToken.js"
 
 /** A stored member as the API shows it. */
-export const memberToWire = (member: StoredMember): Member => ({
-  id: member.id,
-  email: member.email,
-  name: member.name,
-  profile_picture_url: member.profilePictureUrl,
-  role: member.role,
-  joined_at: member.joinedAt
-})
+export const memberToWire: (member: StoredMember) => Member = fromModel(Member)
 
 /** A stored personal token as the API shows it (never its secret). */
 export const tokenToWire = (token: TokenRecord): PersonalToken => ({

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import * as Endpoint from "../Http/Endpoint.js"
 import * as Ordering from "../Http/Ordering.js"
 import { IntegerId, integerIdParam, OrganizationId } from "../Http/PathParams.js"
+import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import {
   type StoredWebhook,
@@ -22,17 +23,7 @@ const signing =
   'Each delivery is a `POST` of one event as JSON, signed in `X-Helpdesk-Signature` (`t=<unix seconds>,v1=<HMAC-SHA256 hex of "t.body">`) with the webhook\'s secret, its event id in `X-Helpdesk-Event-Id`; see docs/webhooks.md.'
 
 /** The wire form of a stored webhook. */
-export const toWebhook = (webhook: StoredWebhook): Webhook => ({
-  id: webhook.id,
-  url: webhook.url,
-  event_types: webhook.eventTypes,
-  active: webhook.active,
-  disabled_reason: webhook.disabledReason,
-  disabled_at: webhook.disabledAt,
-  secret_rotated_at: webhook.secretRotatedAt,
-  created_at: webhook.createdAt,
-  updated_at: webhook.updatedAt
-})
+export const toWebhook: (webhook: StoredWebhook) => Webhook = fromModel(Webhook)
 
 /** The wire form of a webhook with the secret it was just given. */
 export const toWebhookWithSecret = (webhook: StoredWebhookWithSecret): WebhookWithSecret => ({
@@ -41,17 +32,7 @@ export const toWebhookWithSecret = (webhook: StoredWebhookWithSecret): WebhookWi
 })
 
 /** The wire form of a stored delivery attempt. */
-export const toWebhookAttempt = (attempt: StoredWebhookAttempt): WebhookAttempt => ({
-  id: attempt.id,
-  event_id: attempt.eventId,
-  event_type: attempt.eventType,
-  attempt: attempt.attempt,
-  attempted_at: attempt.attemptedAt,
-  status_code: attempt.statusCode,
-  latency_ms: attempt.latencyMs,
-  succeeded: attempt.succeeded,
-  error: attempt.error
-})
+export const toWebhookAttempt: (attempt: StoredWebhookAttempt) => WebhookAttempt = fromModel(WebhookAttempt)
 
 /** Webhooks as a directory resource: `/organizations/{organization_id}/webhooks/{webhook_id}/`, oldest first. */
 export const WebhookResource = Resource.make({
