@@ -114,13 +114,6 @@ const run = Effect.scoped(
       app
     )
     yield* Console.log(line(healthz, baseline))
-    // The same read the way every other endpoint goes (a query string skips the early answer of decision 0657).
-    const routedTicket = yield* load(
-      "GET …/tickets/{id}/?via=router (routed way)",
-      { url: `${ticketUrl}?via=router`, headers },
-      app
-    )
-    yield* Console.log(line(routedTicket, baseline))
     const getOrganization = yield* load(
       "service GET /organizations/{id}/ (auth + 1 query)",
       { url: `http://127.0.0.1:${app.port}${app.organizationPath}`, headers },

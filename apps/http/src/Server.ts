@@ -34,7 +34,6 @@ import { SlaPoliciesLive } from "./Sla/Http.js"
 import { SlaBreachTimerLive } from "./Sla/SlaBreachTimer.js"
 import { TagsLive } from "./Tags/Http.js"
 import { TicketsLive } from "./Tickets/Http.js"
-import { ticketReadBeforeRouting } from "./Tickets/TicketReadBeforeRouting.js"
 import { TicketServicesLive } from "./Tickets/TicketServices.js"
 import { InactivityTimerLive } from "./Timers/InactivityTimer.js"
 import { SnoozeTimerLive } from "./Timers/SnoozeTimer.js"
@@ -94,10 +93,10 @@ const allowedMethods = routeMethods(apiRoutes)
  */
 export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly tracing?: boolean } = {}) => {
   const app = Layer.unwrapEffect(
-    Effect.map(Effect.all([ticketReadBeforeRouting, baseUrlPolicy, corsOrigins]), ([ticketRead, baseUrl, origins]) =>
+    Effect.map(Effect.all([baseUrlPolicy, corsOrigins]), ([baseUrl, origins]) =>
       HttpApiBuilder.serve((app) => {
         // CORS outermost: a preflight is answered before the path and method rules (decision 0406).
-        const served = cors(origins)(wireConventions({ allowedMethods, baseUrl })(ticketRead(app)))
+        const served = cors(origins)(wireConventions({ allowedMethods, baseUrl })(app))
         // A request id for every request, and its log line (decision 0410); counted and timed (decision 0411).
         return measureRequests(observeRequests(options.logRequests === true)(served))
       })
@@ -109,9 +108,7 @@ export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly 
     Layer.provide(MetricsLive),
     Layer.provide(DecodeErrorsAsFieldErrors),
     Layer.provide(QueryTextChecked),
-    Layer.provide(ApiLive),
-    // What `GET ticket` before routing reads with (the `tickets` group's own services).
-    Layer.provide(TicketServicesLive)
+    Layer.provide(ApiLive)
   )
   return options.tracing === true
     ? app.pipe(Layer.provide(RedactingTracerLive))

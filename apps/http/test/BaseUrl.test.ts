@@ -146,7 +146,7 @@ layer(testAppWith({ PUBLIC_BASE_URL: "", TRUST_PROXY: "false" }), { excludeTestS
       })
     )
 
-    it.effect("GET ticket (answered before routing) with a malformed Host: 400 JSON, not an empty 500", () =>
+    it.effect("GET ticket with a malformed Host: 400 JSON, not an empty 500", () =>
       Effect.gen(function* () {
         const org = yield* organization
         const created = yield* post(org.tickets, {
@@ -230,7 +230,7 @@ layer(testAppWith({ PUBLIC_BASE_URL: "https://help.example.com/desk/", TRUST_PRO
         `https://help.example.com/desk${org.path}tags/?page_size=1&page=3`
       )
 
-      // download_url, on the create and on the GET ticket answered before routing.
+      // download_url, on the create and on the GET ticket.
       const file = yield* upload(org)
       const ticket = yield* raw("POST", org.tickets, {
         host: "evil.example",

@@ -125,7 +125,7 @@ layer(testAppWith({ CORS_ORIGINS: `${ALLOWED}, ${OTHER_ALLOWED}` }), { excludeTe
         const redirect = yield* get(`${org.path}tags`, { headers: { origin: ALLOWED } })
         assert.strictEqual(redirect.status, 301)
         assert.strictEqual(redirect.headers.get("access-control-allow-origin"), ALLOWED)
-        // The ticket read answered before routing, too.
+        // A routed read, too.
         const ticketOrg = yield* Tickets.organization
         const ticket = yield* Tickets.ticket(ticketOrg)
         const read = yield* get(Tickets.ticketPath(ticketOrg, ticket.id), {

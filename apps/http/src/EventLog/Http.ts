@@ -67,4 +67,4 @@ export const EventLogLive = HttpApiBuilder.group(Api, "events", (handlers) =>
         })
       )
   })
-).pipe(Layer.provide([OrganizationAccess.Default, EventLogServicesLive, TicketServicesLive]))
+).pipe(Layer.provide([OrganizationAccess.Default, EventLogServicesLive]), Layer.provide(TicketServicesLive))

@@ -104,8 +104,7 @@ export const isExpectedEnd = (cause: Cause.Cause<unknown>): boolean => {
  *
  * The platform writes the response before a server middleware sees it, so the rewriting is a pre-response
  * handler, and the failure (which still reaches this middleware afterwards) is only logged here. What this
- * middleware (or one inside it, like the GET ticket before routing) answers itself skips that handler, so those
- * answers carry their headers already.
+ * middleware answers itself skips that handler, so those answers carry their headers already.
  */
 export const wireConventions =
   (options: {
@@ -145,8 +144,6 @@ export const wireConventions =
       yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, () => id, options.allowedMethods))
       return yield* app.pipe(
         Effect.provideService(RequestBaseUrl, baseUrl.right),
-        // An answer made before routing (the early GET ticket) is written without the pre-response handler.
-        Effect.map(withNosniff),
         Effect.tapErrorCause((cause) =>
           isExpectedEnd(cause)
             ? Effect.void

@@ -6,6 +6,7 @@ import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { allows, deniedDetail } from "../Auth/Permissions.js"
 import { BadRequest, PayloadTooLarge, PermissionDenied, UnsupportedMediaType } from "../Http/Errors.js"
+import { TicketServicesLive } from "../Tickets/TicketServices.js"
 import { InboundMailResult } from "./Api.js"
 import { InboundMail, InboundMailLive, MAX_MESSAGE_BYTES } from "./InboundMail.js"
 import type { InboundMailRefused } from "./InboundMailErrors.js"
@@ -89,4 +90,4 @@ export const InboundMailHttpLive = HttpApiBuilder.group(Api, "inboundMail", (han
       })
     )
   })
-).pipe(Layer.provide(InboundMailLive))
+).pipe(Layer.provide(InboundMailLive), Layer.provide(TicketServicesLive))

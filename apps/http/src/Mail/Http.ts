@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
+import { TicketServicesLive } from "../Tickets/TicketServices.js"
 import { PIXEL_GIF, ReadReceipts } from "./ReadReceipts.js"
 
-/** Handlers of the `mailTracking` group; needs `TicketCommands` and the `SqlClient`. */
+/** Handlers of the `mailTracking` group; needs the `SqlClient`. */
 export const MailTrackingLive = HttpApiBuilder.group(Api, "mailTracking", (handlers) =>
   Effect.gen(function* () {
     const receipts = yield* ReadReceipts
@@ -20,4 +21,4 @@ export const MailTrackingLive = HttpApiBuilder.group(Api, "mailTracking", (handl
       )
     )
   })
-).pipe(Layer.provide(ReadReceipts.Default))
+).pipe(Layer.provide(ReadReceipts.Default), Layer.provide(TicketServicesLive))

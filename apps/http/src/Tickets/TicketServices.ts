@@ -13,7 +13,7 @@ import { TicketQueries } from "./TicketQueries.js"
 import { TicketResponses } from "./TicketResponses.js"
 
 /**
- * What the `tickets` group's handlers (and `GET ticket` before routing) use: ticket writes and reads over the
+ * What the `tickets` group's handlers use: ticket writes and reads over the
  * PostgreSQL event store, with the ticket read models as its inline projection. Needs only the `SqlClient` and the
  * pool (each service brings its own dependencies). One layer value, so every group and worker that provides it
  * shares one event store, one ticket store and its fold cache within a build.
