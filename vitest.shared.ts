@@ -9,6 +9,8 @@ export const shared: ViteUserConfig = {
   resolve: {
     alias: {
       "@helpdesk/schedule": src("./packages/schedule/src/index.ts"),
+      // Before "@helpdesk/domain", which would otherwise take "@helpdesk/domain/testing" as a path below it.
+      "@helpdesk/domain/testing": src("./packages/domain/src/testing.ts"),
       "@helpdesk/domain": src("./packages/domain/src/index.ts")
     }
   },

@@ -1,6 +1,6 @@
 import { GlobalCheckpoint, type RecordedEvent } from "@helpdesk/domain"
+import { storedMessageV1 } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
-import { storedMessageV1 } from "../../../packages/domain/test/utils/fixtures.js"
 import { currentEventJson, renderEvent, ticketIdOfStream } from "../src/EventLog/EventWire.js"
 
 const recorded = (type: string, data: Record<string, unknown>, schemaVersion = 1): RecordedEvent => ({

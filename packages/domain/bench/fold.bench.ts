@@ -31,8 +31,8 @@ import {
   toNewEvent,
   type UserRef
 } from "@helpdesk/domain"
+import { emailTicketFields } from "@helpdesk/domain/testing"
 import { DateTime, Either } from "effect"
-import { emailTicketFields } from "../test/utils/fixtures.js"
 
 const TICKETS = Number(process.env.TICKETS ?? 10_000)
 const EVENTS_PER_TICKET = 100

@@ -13,8 +13,8 @@ import {
   UnsnoozeTicket,
   type UserRef
 } from "@helpdesk/domain"
+import { alice, associate, customerRef } from "@helpdesk/domain/testing"
 import { DateTime } from "effect"
-import { alice, associate, customerRef } from "../../../../packages/domain/test/utils/fixtures.js"
 
 const customerUser: UserRef = { id: 900, email: "carol@customer.test", name: "Carol", profilePictureUrl: "" }
 const customer: Actor = { role: "customer", user: customerUser }

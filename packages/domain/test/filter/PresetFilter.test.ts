@@ -10,9 +10,9 @@ import {
   TicketSnoozed,
   type TicketView
 } from "@helpdesk/domain"
+import { associate, bob, minute, ticketCreated } from "@helpdesk/domain/testing"
 import { DateTime, FastCheck, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { associate, bob, minute, ticketCreated } from "../utils/fixtures.js"
 
 const view = (...events: ReadonlyArray<TicketEvent>): TicketView => projectTicketView(events)!
 

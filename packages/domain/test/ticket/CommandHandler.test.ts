@@ -16,8 +16,8 @@ import {
   type StreamAppend,
   ticketStreamId
 } from "@helpdesk/domain"
+import { addMessage, associate, createTicket, customer, minute, ticketId } from "@helpdesk/domain/testing"
 import { Effect, Either, Schedule } from "effect"
-import { addMessage, associate, createTicket, customer, minute, ticketId } from "../utils/fixtures.js"
 
 let n = 0
 const ids = () => `evt-${++n}`

@@ -1,7 +1,7 @@
 import { RecordTranscript, TicketTranscriptRecorded } from "@helpdesk/domain"
+import { associate, createTicket, customer, minute, system, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given, ticketAfter } from "../utils/DeciderSpecification.js"
-import { associate, createTicket, customer, minute, system, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 describe("ticket creation", () => {
   it("given no ticket, when a customer creates one, then TicketCreated carries every field", () => {

@@ -10,9 +10,9 @@ import {
   ReportDelivery,
   type ReportedDeliveryStatus
 } from "@helpdesk/domain"
+import { addMessage, associate, minute, system, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { addMessage, associate, minute, system, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 const withCreateEmail = ticketCreated({ actor: associate, sendsCreateEmail: true })
 const report = (status: ReportedDeliveryStatus, at: number, reason = "", messageId: number | null = null) =>

@@ -10,9 +10,6 @@ import {
   type TicketEvent,
   toNewEvent
 } from "@helpdesk/domain"
-import { DateTime, Either, Schema } from "effect"
-import { describe, expect, it } from "vitest"
-import { given } from "../utils/DeciderSpecification.js"
 import {
   addMessage,
   alice,
@@ -21,7 +18,10 @@ import {
   minute,
   storedMessageV1,
   ticketCreated
-} from "../utils/fixtures.js"
+} from "@helpdesk/domain/testing"
+import { DateTime, Either, Schema } from "effect"
+import { describe, expect, it } from "vitest"
+import { given } from "../utils/DeciderSpecification.js"
 
 const recorded = (type: string, schemaVersion: number, data: unknown): RecordedEvent => ({
   eventId: "e",

@@ -8,9 +8,9 @@ import {
   type TicketEvent,
   type TicketState
 } from "@helpdesk/domain"
+import { addMessage, associate, minute, system, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { addMessage, associate, minute, system, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 const created = ticketCreated({ actor: associate, sendsCreateEmail: true })
 const reply = given(created)

@@ -21,9 +21,9 @@ import {
   TicketWaitingOnChanged,
   UnmarkSpam
 } from "@helpdesk/domain"
+import { associate, bob, customer, minute, system, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { associate, bob, customer, minute, system, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 const base = { ticketId, at: minute(5) }
 const by = { at: minute(5) }

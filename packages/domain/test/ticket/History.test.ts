@@ -16,10 +16,10 @@ import {
   TicketTagsChanged,
   TicketUnsnoozed
 } from "@helpdesk/domain"
+import { addMessage, alice, associate, bob, customer, minute, system, ticketCreated } from "@helpdesk/domain/testing"
 import { Arbitrary, FastCheck } from "effect"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { addMessage, alice, associate, bob, customer, minute, system, ticketCreated } from "../utils/fixtures.js"
 
 const created = ticketCreated({ priority: "medium" })
 const fold = (...events: ReadonlyArray<TicketEvent>): TicketState => events.reduce(evolve, initialState)

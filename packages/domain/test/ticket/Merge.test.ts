@@ -13,10 +13,10 @@ import {
   TicketMergedInto,
   type TicketState
 } from "@helpdesk/domain"
+import { addMessage, alice, associate, customer, minute, system, ticketCreated } from "@helpdesk/domain/testing"
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { given, ticketAfter } from "../utils/DeciderSpecification.js"
-import { addMessage, alice, associate, customer, minute, system, ticketCreated } from "../utils/fixtures.js"
 
 const fold = (events: ReadonlyArray<TicketEvent>): TicketState => events.reduce(evolve, initialState)
 

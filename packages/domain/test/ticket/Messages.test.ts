@@ -5,8 +5,6 @@ import {
   type TicketEvent,
   TicketPriorityChanged
 } from "@helpdesk/domain"
-import { describe, expect, it } from "vitest"
-import { given, ticketAfter } from "../utils/DeciderSpecification.js"
 import {
   addMessage,
   alice,
@@ -17,7 +15,9 @@ import {
   system,
   ticketCreated,
   ticketId
-} from "../utils/fixtures.js"
+} from "@helpdesk/domain/testing"
+import { describe, expect, it } from "vitest"
+import { given, ticketAfter } from "../utils/DeciderSpecification.js"
 
 /** Decides `command` after `history` and returns the MessageAdded it produced. */
 const added = (history: ReadonlyArray<TicketEvent>, command: ReturnType<typeof addMessage>) =>

@@ -35,9 +35,18 @@ import {
   UnsnoozeTicket,
   type WaitingOn
 } from "@helpdesk/domain"
+import {
+  associate,
+  bob,
+  createTicket,
+  customer,
+  minute,
+  otherAssociate,
+  system,
+  ticketId
+} from "@helpdesk/domain/testing"
 import { Arbitrary, Either, FastCheck as fc, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { associate, bob, createTicket, customer, minute, otherAssociate, system, ticketId } from "../utils/fixtures.js"
 
 const actors = fc.constantFrom(associate, otherAssociate, customer, system)
 

@@ -5,9 +5,9 @@ import {
   ResendCreationEmail,
   TicketEmailResendRequested
 } from "@helpdesk/domain"
+import { associate, minute, system, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given, ticketAfter } from "../utils/DeciderSpecification.js"
-import { associate, minute, system, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 const withCreateEmail = ticketCreated({ actor: associate, sendsCreateEmail: true })
 const resend = (at: number) => new ResendCreationEmail({ ticketId, at: minute(at), actor: associate })

@@ -1,7 +1,7 @@
 import { describeTicketEvent, evolve, evolveAll, RecordSlaBreach, TicketSlaBreached } from "@helpdesk/domain"
+import { minute, system, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { minute, system, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 describe("SLA breaches", () => {
   it("RecordSlaBreach records TicketSlaBreached with the policy, target and due instant", () => {

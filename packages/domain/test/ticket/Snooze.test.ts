@@ -10,9 +10,18 @@ import {
   TicketUnsnoozed,
   UnsnoozeTicket
 } from "@helpdesk/domain"
+import {
+  addMessage,
+  alice,
+  associate,
+  customer,
+  minute,
+  system,
+  ticketCreated,
+  ticketId
+} from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { addMessage, alice, associate, customer, minute, system, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 const snooze = (until: number, at = 5) =>
   new SnoozeTicket({ ticketId, at: minute(at), actor: associate, until: minute(until) })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
+import { addMessage, ticketCreated } from "@helpdesk/domain/testing"
 import { Either } from "effect"
 import type { Delivery, MessageState, Ticket } from "../../src/index.js"
 import { decide, evolveAll, TICKET_STATE_VERSION } from "../../src/index.js"
-import { addMessage, ticketCreated } from "../utils/fixtures.js"
 
 /**
  * The shape of the ticket state that each `TICKET_STATE_VERSION` stands for. Snapshots store the state as it is, so

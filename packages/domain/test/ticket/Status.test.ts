@@ -8,9 +8,9 @@ import {
   TicketClosed,
   TicketReopened
 } from "@helpdesk/domain"
+import { addMessage, associate, customer, minute, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given, ticketAfter } from "../utils/DeciderSpecification.js"
-import { addMessage, associate, customer, minute, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 const close = (classification: ConstructorParameters<typeof CloseTicket>[0]["classification"], at = minute(20)) =>
   new CloseTicket({ ticketId, at, actor: associate, classification })

@@ -1,7 +1,7 @@
 import { projectMessageViews, projectTicketView, TicketMergedInto } from "@helpdesk/domain"
+import { addMessage, associate, customer, customerRef, minute, ticketCreated, ticketId } from "@helpdesk/domain/testing"
 import { describe, expect, it } from "vitest"
 import { given } from "../utils/DeciderSpecification.js"
-import { addMessage, associate, customer, customerRef, minute, ticketCreated, ticketId } from "../utils/fixtures.js"
 
 describe("ticket view", () => {
   it("is null for a stream without a ticket", () => {

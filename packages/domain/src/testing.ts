@@ -1,3 +1,9 @@
+/**
+ * `@helpdesk/domain/testing`: example users, actors, commands and stored events on a fixed timeline, for
+ * tests of the domain and of what is built on it (stores, wire forms, read models). Not part of the main entry.
+ */
+
+import { DateTime } from "effect"
 import {
   type Actor,
   AddMessage,
@@ -6,8 +12,7 @@ import {
   TicketCreated,
   type TicketEvent,
   type UserRef
-} from "@helpdesk/domain"
-import { DateTime } from "effect"
+} from "./index.js"
 
 /** Minute `n` after a fixed epoch, so tests read as a timeline. */
 export const minute = (n: number): DateTime.Utc => DateTime.unsafeMake(Date.UTC(2026, 0, 5, 9, 0) + n * 60_000)
