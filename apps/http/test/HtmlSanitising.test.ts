@@ -16,7 +16,7 @@ import {
 } from "../src/Http/Html.js"
 import { emlFileName, emlTransport, MailTransport } from "../src/Mail/MailTransport.js"
 import { outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
-import { TestAppLive } from "./support/TestApp.js"
+import { assertRefused, TestAppLive } from "./support/TestApp.js"
 import {
   assertInvalid,
   createTicket,
@@ -362,8 +362,7 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
         description_html: deep,
         customer_email: "jane@example.com"
       })
-      assert.strictEqual(refused.status, 400, refused.text)
-      assert.deepStrictEqual(refused.body, {
+      assertRefused(refused, {
         description_html: [`HTML nesting elements more than ${MAX_HTML_DEPTH} deep is not accepted.`]
       })
       const t = yield* ticket(org)

@@ -1,5 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { assert } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { createHttpServer } from "../../src/Http/ParserErrors.js"
 import { HttpAppLive } from "../../src/Server.js"
@@ -63,6 +64,20 @@ export interface TestResponse {
   /** The body parsed as JSON (undefined when empty or not JSON). */
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
   readonly body: any
+}
+
+/**
+ * Asserts a 400 whose body is exactly `errors` (the field errors, decision 0400); `context` (a table's case) leads
+ * the failure messages, which show the response as received.
+ */
+export const assertRefused = (
+  response: Pick<TestResponse, "status" | "text" | "body">,
+  errors: Record<string, unknown>,
+  context?: string
+) => {
+  const message = context === undefined ? response.text : `${context}: ${response.text}`
+  assert.strictEqual(response.status, 400, message)
+  assert.deepStrictEqual(response.body, errors, message)
 }
 
 /** What to send. `json` and `form` set the body and its content type; `body` sends raw text. */
