@@ -72,7 +72,7 @@ export interface TestResponse {
  */
 export const assertRefused = (
   response: Pick<TestResponse, "status" | "text" | "body">,
-  errors: Record<string, unknown>,
+  errors: unknown,
   context?: string
 ) => {
   const message = context === undefined ? response.text : `${context}: ${response.text}`
