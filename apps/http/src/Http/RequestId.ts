@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect } from "effect"
 
 /** The response header (and log field `request_id`) that names a request (docs/decisions/0410-request-logs.md). */
@@ -26,15 +26,14 @@ const withHeader = (id: string) => (response: HttpServerResponse.HttpServerRespo
 /**
  * Outermost middleware: decides the request's id ({@link decideRequestId}), provides it as
  * {@link CurrentRequestId}, annotates every log line of the request with `request_id`, and sends it back in
- * `X-Request-Id` on every answer: those the platform writes (a pre-response handler) and those a middleware
- * answers itself (a CORS preflight, a redirect).
+ * `X-Request-Id` on the answers a middleware makes itself (a CORS preflight, a redirect). Routed answers get the
+ * header from the wire conventions' pre-response handler, which runs inside this middleware and reads the id
+ * provided here: one handler per request instead of two.
  */
 export const withRequestId = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const id = decideRequestId(request.headers[REQUEST_ID_HEADER])
-    yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(withHeader(id)(response)))
-    return yield* app.pipe(
+    return app.pipe(
       Effect.map(withHeader(id)),
       Effect.provideService(CurrentRequestId, id),
       Effect.annotateLogs("request_id", id)

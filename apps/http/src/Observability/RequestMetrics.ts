@@ -1,5 +1,5 @@
 import { HttpApi, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Effect, Metric, MetricLabel, Tracer } from "effect"
+import { Context, Effect, Metric, MetricLabel, Tracer } from "effect"
 import { Api } from "../Api.js"
 import { httpRequestDuration, httpRequests } from "./Metrics.js"
 import { routeTemplates, UNMATCHED } from "./RouteTemplates.js"
@@ -26,10 +26,7 @@ export const routeOf = routeTemplates(apiRoutes)
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
 
 // One tagged counter and histogram per (method, route, status): bounded, since each of the three is.
-const series = new Map<
-  string,
-  { readonly count: Effect.Effect<void>; readonly time: (seconds: number) => Effect.Effect<void> }
->()
+const series = new Map<string, { readonly count: () => void; readonly time: (seconds: number) => void }>()
 const seriesOf = (method: string, route: string, status: number) => {
   const key = `${method} ${route} ${status}`
   let found = series.get(key)
@@ -40,10 +37,10 @@ const seriesOf = (method: string, route: string, status: number) => {
       MetricLabel.make("route", route),
       MetricLabel.make("status", String(status))
     ]
-    const tag = <T, I, O>(metric: Metric.Metric<T, I, O>) => Metric.taggedWithLabels(metric, labels)
-    const counter = tag(httpRequests)
-    const histogram = tag(httpRequestDuration)
-    found = { count: Metric.increment(counter), time: (seconds) => Metric.update(histogram, seconds) }
+    const counter = Metric.taggedWithLabels(httpRequests, labels)
+    const histogram = Metric.taggedWithLabels(httpRequestDuration, labels)
+    // Updated in place (the service sets no fiber metric labels): two Effect steps fewer on every request.
+    found = { count: () => counter.unsafeUpdate(1, []), time: (seconds) => histogram.unsafeUpdate(seconds, []) }
     series.set(key, found)
   }
   return found
@@ -57,21 +54,23 @@ const seriesOf = (method: string, route: string, status: number) => {
  * span's `http.route` attribute.
  */
 export const measureRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const started = performance.now()
-    const exit = yield* Effect.exit(app)
-    const method = METHODS.has(request.method) ? request.method : "other"
-    const { route, methodServed } = routeOf(request.method, request.url)
-    // The server span (when traced) is around this middleware: it gets the template as OpenTelemetry's `http.route`.
-    // Read as an option: `annotateCurrentSpan` builds an exception (with its stack) when nothing is traced.
-    const span = yield* Effect.serviceOption(Tracer.ParentSpan)
-    if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("http.route", route)
-    const answered =
-      exit._tag === "Success" ? exit.value.status : HttpServerError.causeResponseStripped(exit.cause)[0].status
-    const status = answered === 404 && route !== UNMATCHED && !methodServed ? 405 : answered
-    const { count, time } = seriesOf(method, route, status)
-    yield* count
-    yield* time((performance.now() - started) / 1000)
-    return yield* exit
+    return Effect.onExit(app, (exit) =>
+      Effect.withFiberRuntime<void>((fiber) => {
+        const method = METHODS.has(request.method) ? request.method : "other"
+        const { route, methodServed } = routeOf(request.method, request.url)
+        // The server span (when traced) is around this middleware: it gets the template as OpenTelemetry's
+        // `http.route`. Read from the context: `annotateCurrentSpan` builds an exception when nothing is traced.
+        const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+        if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("http.route", route)
+        const answered =
+          exit._tag === "Success" ? exit.value.status : HttpServerError.causeResponseStripped(exit.cause)[0].status
+        const status = answered === 404 && route !== UNMATCHED && !methodServed ? 405 : answered
+        const { count, time } = seriesOf(method, route, status)
+        count()
+        time((performance.now() - started) / 1000)
+        return Effect.void
+      })
+    )
   })
