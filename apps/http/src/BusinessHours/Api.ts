@@ -21,31 +21,19 @@ const SCHEDULE = "/organizations/:organization_id/business-hours/"
 /** The dated exceptions as a directory resource: `/organizations/{organization_id}/business-hours/exceptions/{pk}/`. */
 export const ExceptionResource = Resource.make({
   path: { segment: "business-hours/exceptions", id: integerIdParam("pk") },
-  permissions: { read: "business_hours.read", write: "business_hours.write" },
   noun: { one: "a business-hours exception", many: "the business-hours exceptions" },
   wire: { item: BusinessHoursException, create: BusinessHoursExceptionCreate, update: BusinessHoursExceptionUpdate },
-  filters: {},
   ordering: ExceptionOrdering,
-  names: {
-    list: "listExceptions",
-    create: "createException",
-    get: "getException",
-    update: "updateException",
-    delete: "deleteException"
-  },
+  names: Resource.suffixed("Exception"),
   docs: {
-    list: {
-      description: `Paginated envelope, ordered by \`date\` (then \`id\`) unless \`ordering\` says otherwise. ${ROLES}`
-    },
+    list: `Paginated envelope, ordered by \`date\` (then \`id\`) unless \`ordering\` says otherwise. ${ROLES}`,
     create: {
       summary: "Add a business-hours exception",
       description: `Answers 201 with a \`Location\` header. Refused with 400 \`non_field_errors\` until business hours are saved. One exception per date: a second one on the same date is a 400 on \`date\` (a repeating exception and a non-repeating one on the same month and day of another year may coexist; the non-repeating one wins on its date). ${ROLES}`
     },
-    get: { description: ROLES },
-    update: {
-      description: `Any of the fields; the exception they make together with its stored fields is validated as a whole (setting only \`opens_at\` on a closed date is refused on \`closes_at\`). ${ROLES}`
-    },
-    delete: { description: `Answers 204 with no body. ${ROLES}` }
+    get: ROLES,
+    update: `Any of the fields; the exception they make together with its stored fields is validated as a whole (setting only \`opens_at\` on a closed date is refused on \`closes_at\`). ${ROLES}`,
+    delete: `Answers 204 with no body. ${ROLES}`
   }
 })
 

@@ -50,19 +50,14 @@ const CompanyPath = Schema.Struct({ organization_id: OrganizationId, company_id:
 /** Companies as a directory resource: `/organizations/{organization_id}/companies/{company_id}/` (never deleted). */
 export const CompanyResource = Resource.make({
   path: { segment: "companies", id: uuidIdParam("company_id", parseCompanyId) },
-  permissions: { read: "companies.read", write: "companies.write" },
-  noun: { one: "a company", many: "companies" },
+  noun: "a company",
   wire: { item: CompanyWire, toWire: companyWire, create: CompanyCreate, update: CompanyUpdate },
   filters: { search: Query.param("Keyword filter on name: case- and accent-insensitive; every word must match.") },
   ordering: CompanyOrdering,
   docs: {
-    create: {
-      description:
-        "Every role, members included. `name` is required and unique in the organization ignoring case; `default_assignee_id` must be a user of the organization; `email_domains` are unique in the organization. Answers 201 with a `Location` header."
-    },
-    update: {
-      description: "`email_domains` replaces the whole list; `default_assignee_id: null` clears it."
-    }
+    create:
+      "Every role, members included. `name` is required and unique in the organization ignoring case; `default_assignee_id` must be a user of the organization; `email_domains` are unique in the organization. Answers 201 with a `Location` header.",
+    update: "`email_domains` replaces the whole list; `default_assignee_id: null` clears it."
   }
 })
 

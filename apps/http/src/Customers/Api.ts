@@ -33,8 +33,7 @@ export const customerWire = (customer: Customer): typeof CustomerWire.Type => ({
 /** Customers as a directory resource: `/organizations/{organization_id}/customers/{pk}/` (never deleted). */
 export const CustomerResource = Resource.make({
   path: { segment: "customers", id: integerIdParam("pk", CustomerId.make) },
-  permissions: { read: "customers.read", write: "customers.write" },
-  noun: { one: "a customer", many: "customers" },
+  noun: "a customer",
   wire: { item: CustomerWire, toWire: customerWire, create: CustomerCreate, update: CustomerUpdate },
   filters: {
     search: Query.param(
@@ -45,15 +44,11 @@ export const CustomerResource = Resource.make({
   },
   ordering: CustomerOrdering,
   docs: {
-    list: { description: "Every role may read. Default ordering: newest first (`-id`)." },
-    create: {
-      description:
-        "Every role, members included. `email` is required and unique in the organization ignoring case; `name` (default empty), `is_spam`, `company_id` (a company of the same organization, or null) and `is_company_manager` (needs a company) are optional. Answers 201 with a `Location` header."
-    },
-    update: {
-      description:
-        "Every role, members included. Moving the customer to another company, or out of any (`company_id: null`), ends their being a manager unless `is_company_manager` says otherwise."
-    }
+    list: "Every role may read. Default ordering: newest first (`-id`).",
+    create:
+      "Every role, members included. `email` is required and unique in the organization ignoring case; `name` (default empty), `is_spam`, `company_id` (a company of the same organization, or null) and `is_company_manager` (needs a company) are optional. Answers 201 with a `Location` header.",
+    update:
+      "Every role, members included. Moving the customer to another company, or out of any (`company_id: null`), ends their being a manager unless `is_company_manager` says otherwise."
   }
 })
 

@@ -64,25 +64,16 @@ export const nodeToWire = (node: TreeNode<CollectionModel, ArticleSummaryModel>)
 export const CollectionResource = Resource.make({
   path: { segment: "portal/collections", id: integerIdParam("collection_id") },
   permissions,
-  noun: { one: "a collection", many: "collections" },
+  noun: "a collection",
   wire: { item: Collection, toWire: collectionToWire, create: CollectionCreate, update: CollectionUpdate },
-  filters: {},
   ordering: CollectionOrdering,
-  names: {
-    list: "listCollections",
-    create: "createCollection",
-    get: "getCollection",
-    update: "updateCollection",
-    delete: "deleteCollection"
-  },
+  names: Resource.suffixed("Collection"),
   docs: {
     list: {
       summary: "List collections (flat)",
       description: "Every collection of the organization, at any depth, paginated."
     },
-    create: {
-      description: `${roles} \`parent\` must be a collection of the same organization (400 otherwise); nesting is limited to 10 levels. Slugs are unique in the organization. Answers 201 with a \`Location\` header.`
-    },
+    create: `${roles} \`parent\` must be a collection of the same organization (400 otherwise); nesting is limited to 10 levels. Slugs are unique in the organization. Answers 201 with a \`Location\` header.`,
     update: {
       summary: "Change or move a collection",
       description: `${roles} Moving a collection under itself or one of its descendants is 400 (\`parent\`).`
@@ -98,28 +89,18 @@ export const CollectionResource = Resource.make({
 export const ArticleResource = Resource.make({
   path: { segment: "portal/articles", id: integerIdParam("article_id") },
   permissions,
-  noun: { one: "an article", many: "articles" },
+  noun: "an article",
   wire: { item: Article, toWire: articleToWire, create: ArticleCreate, update: ArticleUpdate },
   filters: {
     collection: Query.param("Only the articles of this collection (id)."),
     status: Query.param("Only articles with this status: `draft` or `published`.")
   },
   ordering: ArticleOrdering,
-  names: {
-    list: "listArticles",
-    create: "createArticle",
-    get: "getArticle",
-    update: "updateArticle",
-    delete: "deleteArticle"
-  },
+  names: Resource.suffixed("Article"),
   docs: {
-    create: {
-      description: `${roles} \`published_at\` is set when the article is first published. Answers 201 with a \`Location\` header.`
-    },
-    update: {
-      description: `${roles} Publishing sets \`published_at\` the first time; going back to draft keeps it.`
-    },
-    delete: { description: `${roles} Answers 204.` }
+    create: `${roles} \`published_at\` is set when the article is first published. Answers 201 with a \`Location\` header.`,
+    update: `${roles} Publishing sets \`published_at\` the first time; going back to draft keeps it.`,
+    delete: `${roles} Answers 204.`
   }
 })
 

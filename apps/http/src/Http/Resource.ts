@@ -9,7 +9,7 @@ import {
 import { Effect, Schema } from "effect"
 import type { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, type OrganizationScope } from "../Auth/OrganizationAccess.js"
-import type { Action } from "../Auth/Permissions.js"
+import { ACTIONS, type Action } from "../Auth/Permissions.js"
 import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import { type Doc, documented } from "./Documented.js"
 import { NotFound, type PermissionDenied, type ValidationError, Wire } from "./Errors.js"
@@ -49,8 +49,43 @@ export type DefaultNames = {
 
 const defaultNames: DefaultNames = { list: "list", create: "create", get: "get", update: "update", delete: "delete" }
 
-/** What declares a resource: its path and id, who may read and write it, its wire schemas, ordering and docs. */
-export interface Spec<
+/**
+ * The area a segment's first component names in the roles table, dashes as underscores: `sla-policies` is
+ * `sla_policies`, `business-hours/exceptions` is `business_hours`.
+ */
+type Area<Segment extends string> = Underscored<Segment extends `${infer First}/${string}` ? First : Segment>
+
+type Underscored<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}_${Underscored<Tail>}` : S
+
+/** The role actions of reads and writes; with a list, the role must be allowed one of them (checks refine). */
+export interface Permissions {
+  readonly read: Action | ReadonlyArray<Action>
+  readonly write: Action | ReadonlyArray<Action>
+}
+
+/**
+ * Whether the roles table has the segment's conventional actions: `<area>.read` and `<area>.write`, or one
+ * `<area>.manage` for both (reads and writes go together, as a webhook's).
+ */
+type Conventional<Segment extends string> = [`${Area<Segment>}.read` | `${Area<Segment>}.write`] extends [Action]
+  ? true
+  : [`${Area<Segment>}.manage`] extends [Action]
+    ? true
+    : false
+
+/** A spec states its permissions only where the segment's conventional actions are not them (or do not exist). */
+type PermissionsOf<Segment extends string> =
+  Conventional<Segment> extends true ? { readonly permissions?: Permissions } : { readonly permissions: Permissions }
+
+/**
+ * The item in its endpoints' summaries: `"a tag"` with the segment's last component (`tags`) for the plural makes
+ * "List tags", "Create a tag", "Read a tag", "Change a tag" and "Delete a tag"; `{ one, many }` where the plural
+ * is not the segment's ("an SLA policy", "SLA policies").
+ */
+export type Noun = string | { readonly one: string; readonly many: string }
+
+/** What declares a resource: its path and id, its wire schemas and ordering, and what departs from convention. */
+export type Spec<
   Segment extends string,
   IdParam extends string,
   A,
@@ -66,22 +101,14 @@ export interface Spec<
   CM = M,
   N extends Names = DefaultNames,
   Id = unknown
-> {
+> = PermissionsOf<Segment> & {
   /**
    * Where it lives: `{ segment: "tags", id: integerIdParam("pk", TagId.make) }` is
-   * `/organizations/{organization_id}/tags/{pk}/`, `pk` naming the item a `TagId` parses to.
+   * `/organizations/{organization_id}/tags/{pk}/`, `pk` naming the item a `TagId` parses to. The segment's first
+   * component names its role actions (`tags.read`, `tags.write`) unless `permissions` says otherwise.
    */
   readonly path: { readonly segment: Segment; readonly id: ItemId<IdParam, Id> }
-  /** The role actions of reads and writes; with a list, the role must be allowed one of them (checks refine). */
-  readonly permissions: {
-    readonly read: Action | ReadonlyArray<Action>
-    readonly write: Action | ReadonlyArray<Action>
-  }
-  /**
-   * The item in its endpoints' summaries: `{ one: "a tag", many: "tags" }` makes "List tags", "Create a tag",
-   * "Read a tag", "Change a tag" and "Delete a tag".
-   */
-  readonly noun: { readonly one: string; readonly many: string }
+  readonly noun: Noun
   /** What the endpoints read and answer, and how the repository's models become it. */
   readonly wire: {
     readonly item: Schema.Schema<A, I>
@@ -93,17 +120,45 @@ export interface Spec<
     /** What `create` answers when it is not the item (e.g. the item with a secret shown once). */
     readonly created?: { readonly schema: Schema.Schema<R, RI>; readonly toWire: (model: CM) => R }
   }
-  /** Endpoint names other than `list`, `create`, `get`, `update` and `delete` (`Resource.DefaultNames`). */
+  /** Endpoint names other than `list`, `create`, `get`, `update` and `delete` (see {@link suffixed}). */
   readonly names?: N
-  /** Query parameters of the list besides ordering and paging. */
-  readonly filters: Filters
+  /** Query parameters of the list besides ordering and paging; none when left out. */
+  readonly filters?: Filters
   /**
    * The orderings a client may ask for (the `ordering` parameter), or one fixed `Ordering` (no parameter), as
    * `Ordering.fixed("id")`.
    */
   readonly ordering: Ordering.OrderingSpec<string> | Ordering.Ordering<string>
-  /** Each endpoint's OpenAPI description, and its summary where the noun's does not say it. */
-  readonly docs?: { readonly [K in keyof Names]?: Partial<Doc> }
+  /**
+   * Each endpoint's OpenAPI description (a string), or `{ summary, description }` where the noun's summary does
+   * not say it.
+   */
+  readonly docs?: { readonly [K in keyof Names]?: string | Partial<Doc> }
+}
+
+/**
+ * The endpoint names of one of a group's several resources: `suffixed("Collection")` is `listCollections`,
+ * `createCollection`, `getCollection`, `updateCollection` and `deleteCollection`.
+ */
+export const suffixed = <const Suffix extends string>(suffix: Suffix) => ({
+  list: `list${suffix}s` as const,
+  create: `create${suffix}` as const,
+  get: `get${suffix}` as const,
+  update: `update${suffix}` as const,
+  delete: `delete${suffix}` as const
+})
+
+/** The spec's permissions, or the conventional actions of its segment's area in the roles table. */
+export const permissionsOf = (spec: {
+  readonly path: { readonly segment: string }
+  readonly permissions?: Permissions
+}): Permissions => {
+  if (spec.permissions !== undefined) return spec.permissions
+  const area = spec.path.segment.split("/")[0]!.replaceAll("-", "_")
+  const [read, write, manage] = [`${area}.read`, `${area}.write`, `${area}.manage`] as Array<Action>
+  if (ACTIONS.includes(read) && ACTIONS.includes(write)) return { read, write }
+  if (ACTIONS.includes(manage)) return { read: manage, write: manage }
+  throw new Error(`The roles table has no actions for "${spec.path.segment}": the spec must declare its permissions`)
 }
 
 /** Declares a resource (identity function that fixes the type parameters). */
@@ -129,10 +184,17 @@ export const make = <
 
 /** An endpoint's summary from the spec's noun, and its description, unless the spec's docs say otherwise. */
 const doc = (
-  spec: Pick<Spec<string, string, unknown, unknown, unknown, unknown, unknown, unknown, {}>, "noun" | "docs">,
+  spec: {
+    readonly path: { readonly segment: string }
+    readonly noun: Noun
+    readonly docs?: Spec<string, string, unknown, unknown, unknown, unknown, unknown, unknown, {}>["docs"]
+  },
   name: keyof Names
 ): Doc => {
-  const { one, many } = spec.noun
+  const { one, many } =
+    typeof spec.noun === "string"
+      ? { one: spec.noun, many: spec.path.segment.split("/").at(-1)!.replaceAll("-", " ") }
+      : spec.noun
   const summaries = {
     list: `List ${many}`,
     create: `Create ${one}`,
@@ -140,7 +202,8 @@ const doc = (
     update: `Change ${one}`,
     delete: `Delete ${one}`
   }
-  return { summary: summaries[name], ...spec.docs?.[name] }
+  const given = spec.docs?.[name]
+  return { summary: summaries[name], ...(typeof given === "string" ? { description: given } : given) }
 }
 
 /** The client-chosen ordering's query parameter, if the list has one. */
@@ -355,7 +418,7 @@ export const handlers = <
     const access = yield* OrganizationAccess
     const { checks } = binding
     const repository = Effect.isEffect(binding.repository) ? yield* binding.repository : binding.repository
-    const { permissions } = spec
+    const permissions = permissionsOf(spec)
     // Without `toWire` the spec's types make the model the wire item.
     const toWire = spec.wire.toWire ?? ((model: M) => model as unknown as A)
     const createdSchema = (spec.wire.created?.schema ?? spec.wire.item) as Schema.Schema<R, RI>

@@ -87,23 +87,15 @@ export const inboxWire = (inbox: Inbox): typeof InboxWire.Type => ({
 /** Inboxes as a directory resource: `/organizations/{organization_id}/inboxes/{pk}/` (never deleted). */
 export const InboxResource = Resource.make({
   path: { segment: "inboxes", id: integerIdParam("pk", InboxId.make) },
-  permissions: { read: "inboxes.read", write: "inboxes.write" },
-  noun: { one: "an inbox", many: "inboxes" },
+  noun: "an inbox",
   wire: { item: InboxWire, toWire: inboxWire, create: InboxCreate, update: InboxUpdate },
-  filters: {},
   ordering: InboxOrdering,
   docs: {
-    list: {
-      description: "All inboxes of the organization; by default the default inbox first, then by name."
-    },
-    create: {
-      description:
-        "Owners, admins and integration tokens. `name` and `email_prefix` (unique in the organization) are required. The organization's first inbox becomes its default; `is_default: true` on a later one moves the flag to it. Inactivity periods left out or null fall back to the organization's. Answers 201 with a `Location` header."
-    },
-    update: {
-      description:
-        "`is_default: true` makes this inbox the default (the previous default stops being one, atomically); `is_default: false` on the default inbox is refused with 400 — make another inbox the default instead. An inactivity period set to null falls back to the organization's."
-    }
+    list: "All inboxes of the organization; by default the default inbox first, then by name.",
+    create:
+      "Owners, admins and integration tokens. `name` and `email_prefix` (unique in the organization) are required. The organization's first inbox becomes its default; `is_default: true` on a later one moves the flag to it. Inactivity periods left out or null fall back to the organization's. Answers 201 with a `Location` header.",
+    update:
+      "`is_default: true` makes this inbox the default (the previous default stops being one, atomically); `is_default: false` on the default inbox is refused with 400 — make another inbox the default instead. An inactivity period set to null falls back to the organization's."
   }
 })
 

@@ -20,22 +20,15 @@ export const PresetFilterResource = Resource.make({
   permissions: { read: "preset_filters.read", write: FILTER_WRITES },
   noun: { one: "a preset filter", many: "the preset filters the caller sees" },
   wire: { item: PresetFilter, toWire: toPresetFilter, create: PresetFilterCreate, update: PresetFilterUpdate },
-  filters: {},
   ordering: PresetFilterOrdering,
   docs: {
-    list: {
-      description: `${visibilityRules} Ordered by \`position\`, then creation, by default.`
-    },
-    create: {
-      description:
-        'Any member may create `personal` filters (the default for people); `organization` filters need an owner, admin or integration token (the default for tokens, which cannot create personal ones: 400 on `visibility`). Invalid criteria are 400 with nested field errors, e.g. `{"criteria":{"statuses":["…"]}}`. Answers 201 with a `Location` header; `created_by` is null for integration tokens.'
-    },
-    get: { description: visibilityRules },
-    update: {
-      description:
-        "Personal filters: only their creator. Organization filters: owners, admins and integration tokens (members get 403). Only the creator may switch a shared filter to `personal`; switching to `organization` needs an owner or admin."
-    },
-    delete: { description: "Same permissions as changing it. Answers 204." }
+    list: `${visibilityRules} Ordered by \`position\`, then creation, by default.`,
+    create:
+      'Any member may create `personal` filters (the default for people); `organization` filters need an owner, admin or integration token (the default for tokens, which cannot create personal ones: 400 on `visibility`). Invalid criteria are 400 with nested field errors, e.g. `{"criteria":{"statuses":["…"]}}`. Answers 201 with a `Location` header; `created_by` is null for integration tokens.',
+    get: visibilityRules,
+    update:
+      "Personal filters: only their creator. Organization filters: owners, admins and integration tokens (members get 403). Only the creator may switch a shared filter to `personal`; switching to `organization` needs an owner or admin.",
+    delete: "Same permissions as changing it. Answers 204."
   }
 })
 

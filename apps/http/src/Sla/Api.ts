@@ -13,22 +13,14 @@ export const toSlaPolicy: (policy: StoredSlaPolicy) => SlaPolicy = fromModel(Sla
 /** SLA policies as a directory resource: `/organizations/{organization_id}/sla-policies/{pk}/` (decision 0503). */
 export const SlaPolicyResource = Resource.make({
   path: { segment: "sla-policies", id: integerIdParam("pk") },
-  permissions: { read: "sla_policies.read", write: "sla_policies.write" },
   noun: { one: "an SLA policy", many: "SLA policies" },
   wire: { item: SlaPolicy, toWire: toSlaPolicy, create: SlaPolicyCreate, update: SlaPolicyUpdate },
-  filters: {},
   ordering: SlaPolicyOrdering,
   docs: {
-    list: {
-      description: "By default in the order they are tried: `position`, then `id`."
-    },
-    create: {
-      description: `\`name\` is required. Conditions \`priorities\`, \`inbox_ids\`, \`tag_ids\` (empty: any; all given ones must match, a list matches any of its values); targets \`first_reply_minutes\`, \`next_reply_minutes\`, \`resolution_minutes\` (1–5,256,000 or null for none), counted in business minutes of the organization's business hours unless \`business_hours\` is false; \`pause_when_waiting_on_customer\` and \`pause_when_snoozed\` (default true) stop the clocks. \`position\` defaults to after the last policy. ${CHANGES} Answers 201 with a \`Location\` header.`
-    },
-    update: { description: CHANGES },
-    delete: {
-      description: `Answers 204. Its tickets fall to the next policy that matches them. ${CHANGES}`
-    }
+    list: "By default in the order they are tried: `position`, then `id`.",
+    create: `\`name\` is required. Conditions \`priorities\`, \`inbox_ids\`, \`tag_ids\` (empty: any; all given ones must match, a list matches any of its values); targets \`first_reply_minutes\`, \`next_reply_minutes\`, \`resolution_minutes\` (1–5,256,000 or null for none), counted in business minutes of the organization's business hours unless \`business_hours\` is false; \`pause_when_waiting_on_customer\` and \`pause_when_snoozed\` (default true) stop the clocks. \`position\` defaults to after the last policy. ${CHANGES} Answers 201 with a \`Location\` header.`,
+    update: CHANGES,
+    delete: `Answers 204. Its tickets fall to the next policy that matches them. ${CHANGES}`
   }
 })
 

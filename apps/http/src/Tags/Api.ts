@@ -19,18 +19,15 @@ export const tagWire: (tag: Tag) => typeof TagWire.Type = fromModel(TagWire)
 /** Tags as a directory resource: `/organizations/{organization_id}/tags/{pk}/`. */
 export const TagResource = Resource.make({
   path: { segment: "tags", id: integerIdParam("pk", TagId.make) },
-  permissions: { read: "tags.read", write: "tags.write" },
-  noun: { one: "a tag", many: "tags" },
+  noun: "a tag",
   wire: { item: TagWire, toWire: tagWire, create: TagCreate, update: TagUpdate },
   filters: { search: Query.param("Keyword filter on name, ignoring case; every word must match.") },
   ordering: TagOrdering,
   docs: {
-    create: {
-      description:
-        'Owners, admins and integration tokens. `name` is required (at most 100 characters) and unique in the organization ignoring case; `color` is optional, `#rrggbb` (stored lowercase) or `""`. Answers 201 with a `Location` header.'
-    },
+    create:
+      'Owners, admins and integration tokens. `name` is required (at most 100 characters) and unique in the organization ignoring case; `color` is optional, `#rrggbb` (stored lowercase) or `""`. Answers 201 with a `Location` header.',
     update: { summary: "Rename or recolor a tag" },
-    delete: { description: "Answers 204. Tickets no longer show the tag." }
+    delete: "Answers 204. Tickets no longer show the tag."
   }
 })
 

@@ -24,13 +24,12 @@ export const tokenToWire = (token: TokenRecord): PersonalToken => ({
 /** Members as a directory resource: `/organizations/{organization_id}/members/{user_id}/`. */
 export const MemberResource = Resource.make({
   path: { segment: "members", id: integerIdParam("user_id") },
-  permissions: { read: "members.read", write: "members.write" },
-  noun: { one: "a member", many: "members" },
+  noun: "a member",
   wire: { item: Member, toWire: memberToWire, create: MemberCreate, update: MemberUpdate },
   filters: { search: Query.param("Keyword filter on name and e-mail, ignoring case; every word must match.") },
   ordering: MemberOrdering,
   docs: {
-    list: { description: "Every role. `id` is the user id that `assignee_id` takes." },
+    list: "Every role. `id` is the user id that `assignee_id` takes.",
     create: {
       summary: "Add a member",
       description:
@@ -57,7 +56,6 @@ export class MembersApi extends Resource.group("members", Resource.endpoints(Mem
 /** The calling person's personal tokens: `/organizations/{organization_id}/personal-tokens/{token_id}/`. */
 export const PersonalTokenResource = Resource.make({
   path: { segment: "personal-tokens", id: integerIdParam("token_id") },
-  permissions: { read: "personal_tokens.manage", write: "personal_tokens.manage" },
   noun: { one: "a personal token", many: "my personal tokens" },
   wire: {
     item: PersonalToken,
@@ -68,17 +66,11 @@ export const PersonalTokenResource = Resource.make({
       toWire: (issued: TokenRecord & { readonly token: string }) => ({ ...tokenToWire(issued), token: issued.token })
     }
   },
-  filters: {},
   ordering: PersonalTokenOrdering,
   docs: {
-    list: {
-      description:
-        "The caller's own personal tokens, revoked ones included, never their secrets. A personal token acts as its person in each of their organizations. Integration tokens → 403."
-    },
-    create: {
-      description:
-        "A new token acting as the caller; `token` holds its secret, shown in this answer only. Answers 201 with a `Location` header."
-    },
+    list: "The caller's own personal tokens, revoked ones included, never their secrets. A personal token acts as its person in each of their organizations. Integration tokens → 403.",
+    create:
+      "A new token acting as the caller; `token` holds its secret, shown in this answer only. Answers 201 with a `Location` header.",
     get: { summary: "Read one of my personal tokens" },
     delete: {
       summary: "Revoke one of my personal tokens",

@@ -37,8 +37,7 @@ export const toWebhookAttempt: (attempt: StoredWebhookAttempt) => WebhookAttempt
 /** Webhooks as a directory resource: `/organizations/{organization_id}/webhooks/{webhook_id}/`, oldest first. */
 export const WebhookResource = Resource.make({
   path: { segment: "webhooks", id: integerIdParam("webhook_id") },
-  permissions: { read: "webhooks.manage", write: "webhooks.manage" },
-  noun: { one: "a webhook", many: "webhooks" },
+  noun: "a webhook",
   wire: {
     item: Webhook,
     toWire: toWebhook,
@@ -46,21 +45,14 @@ export const WebhookResource = Resource.make({
     update: WebhookUpdate,
     created: { schema: WebhookWithSecret, toWire: toWebhookWithSecret }
   },
-  filters: {},
   ordering: Ordering.fixed("id"),
   docs: {
-    list: { description: "Owners, admins and integration tokens. Oldest first." },
-    create: {
-      description: `Owners, admins and integration tokens. \`url\`: \`http\` or \`https\`, at most 2,000 characters, not a loopback, private or link-local address (checked again at every delivery on the address connected to). \`event_types\`: event types of docs/events.md, empty or omitted for all. Answers 201 with the generated \`secret\`, shown only now. Events committed from about now on are delivered. ${signing}`
-    },
-    get: { description: "`disabled_reason` says why the service turned `active` off." },
-    update: {
-      description:
-        "`active: false` gives up its pending deliveries; `active: true` clears `disabled_reason` and delivers the events committed from then on (not those in between)."
-    },
-    delete: {
-      description: "Answers 204. Nothing more is sent to it; its delivery log goes with it."
-    }
+    list: "Owners, admins and integration tokens. Oldest first.",
+    create: `Owners, admins and integration tokens. \`url\`: \`http\` or \`https\`, at most 2,000 characters, not a loopback, private or link-local address (checked again at every delivery on the address connected to). \`event_types\`: event types of docs/events.md, empty or omitted for all. Answers 201 with the generated \`secret\`, shown only now. Events committed from about now on are delivered. ${signing}`,
+    get: "`disabled_reason` says why the service turned `active` off.",
+    update:
+      "`active: false` gives up its pending deliveries; `active: true` clears `disabled_reason` and delivers the events committed from then on (not those in between).",
+    delete: "Answers 204. Nothing more is sent to it; its delivery log goes with it."
   }
 })
 
