@@ -84,6 +84,9 @@ type PermissionsOf<Segment extends string> =
  */
 export type Noun = string | { readonly one: string; readonly many: string }
 
+/** A list's query parameters besides ordering and paging. */
+type Filters = Record<string, ReturnType<typeof Query.param>>
+
 /** What declares a resource: its path and id, its wire schemas and ordering, and what departs from convention. */
 export type Spec<
   Segment extends string,
@@ -94,14 +97,42 @@ export type Spec<
   CI,
   U,
   UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>,
+  F extends Filters,
   M = A,
   R = A,
   RI = I,
   CM = M,
   N extends Names = DefaultNames,
   Id = unknown
-> = PermissionsOf<Segment> & {
+> = PermissionsOf<Segment> &
+  Declaration<Segment, IdParam, F, N, Id> & { readonly wire: WireSchemas<A, I, C, CI, U, UI, M, R, RI, CM> }
+
+/** What the endpoints read and answer, and how the repository's models become it. */
+export interface WireSchemas<A, I, C, CI, U, UI, M, R, RI, CM> {
+  readonly item: Schema.Schema<A, I>
+  /** The wire item of a repository's model; without it the repository returns wire items. */
+  readonly toWire?: (model: M) => A
+  readonly create: Schema.Schema<C, CI>
+  /** The update body; a resource without one has no `update` endpoint. */
+  readonly update?: Schema.Schema<U, UI>
+  /** What `create` answers when it is not the item (e.g. the item with a secret shown once). */
+  readonly created?: { readonly schema: Schema.Schema<R, RI>; readonly toWire: (model: CM) => R }
+}
+
+/** Any spec, for what reads its parts' types from it (as {@link endpoints}). */
+type AnySpec = Declaration<string, string, Filters, Names, unknown> & {
+  readonly permissions?: Permissions
+  readonly wire: {
+    readonly item: Schema.Schema.AnyNoContext
+    readonly create: Schema.Schema.AnyNoContext
+    // A spec without an update body has a `Schema<never, never>` there.
+    readonly update?: Schema.Schema.AnyNoContext | Schema.Schema<never, never>
+    readonly created?: { readonly schema: Schema.Schema.AnyNoContext }
+  }
+}
+
+/** A spec but for its permissions (stated only where they are not the segment's) and its wire schemas. */
+interface Declaration<Segment extends string, IdParam extends string, F extends Filters, N extends Names, Id> {
   /**
    * Where it lives: `{ segment: "tags", id: integerIdParam("pk", TagId.make) }` is
    * `/organizations/{organization_id}/tags/{pk}/`, `pk` naming the item a `TagId` parses to. The segment's first
@@ -109,21 +140,10 @@ export type Spec<
    */
   readonly path: { readonly segment: Segment; readonly id: ItemId<IdParam, Id> }
   readonly noun: Noun
-  /** What the endpoints read and answer, and how the repository's models become it. */
-  readonly wire: {
-    readonly item: Schema.Schema<A, I>
-    /** The wire item of a repository's model; without it the repository returns wire items. */
-    readonly toWire?: (model: M) => A
-    readonly create: Schema.Schema<C, CI>
-    /** The update body; a resource without one has no `update` endpoint. */
-    readonly update?: Schema.Schema<U, UI>
-    /** What `create` answers when it is not the item (e.g. the item with a secret shown once). */
-    readonly created?: { readonly schema: Schema.Schema<R, RI>; readonly toWire: (model: CM) => R }
-  }
   /** Endpoint names other than `list`, `create`, `get`, `update` and `delete` (see {@link suffixed}). */
   readonly names?: N
   /** Query parameters of the list besides ordering and paging; none when left out. */
-  readonly filters?: Filters
+  readonly filters?: F
   /**
    * The orderings a client may ask for (the `ordering` parameter), or one fixed `Ordering` (no parameter), as
    * `Ordering.fixed("id")`.
@@ -171,7 +191,7 @@ export const make = <
   CI,
   U = never,
   UI = never,
-  Filters extends Record<string, ReturnType<typeof Query.param>> = {},
+  F extends Filters = {},
   M = A,
   R = A,
   RI = I,
@@ -179,18 +199,11 @@ export const make = <
   const N extends Names = DefaultNames,
   Id = unknown
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N, Id>
-): Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N, Id> => spec
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, F, M, R, RI, CM, N, Id>
+): Spec<Segment, IdParam, A, I, C, CI, U, UI, F, M, R, RI, CM, N, Id> => spec
 
 /** An endpoint's summary from the spec's noun, and its description, unless the spec's docs say otherwise. */
-const doc = (
-  spec: {
-    readonly path: { readonly segment: string }
-    readonly noun: Noun
-    readonly docs?: Spec<string, string, unknown, unknown, unknown, unknown, unknown, unknown, {}>["docs"]
-  },
-  name: keyof Names
-): Doc => {
+const doc = (spec: Pick<AnySpec, "path" | "noun" | "docs">, name: keyof Names): Doc => {
   const { one, many } =
     typeof spec.noun === "string"
       ? { one: spec.noun, many: spec.path.segment.split("/").at(-1)!.replaceAll("-", " ") }
@@ -211,27 +224,14 @@ const orderingParams = (ordering: Ordering.OrderingSpec<string> | Ordering.Order
   "parse" in ordering ? ordering.params : {}
 
 /**
- * The resource's endpoints under the spec's names: `list`, `create`, `get`, `update` (undefined, also in its
+ * The resource's endpoints under the spec's names (generic over the spec as a whole: their types are read from
+ * its parts', so the spec's type parameters are declared on `Spec` and `make` only): `list`, `create`, `get`, `update` (undefined, also in its
  * type, when the spec has no update body) and `delete`.
  */
-export const endpoints = <
-  Segment extends string,
-  IdParam extends string,
-  A,
-  I,
-  C,
-  CI,
-  U,
-  UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>,
-  M,
-  R,
-  RI,
-  CM,
-  N extends Names
->(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N>
-) => {
+export const endpoints = <S extends AnySpec>(spec: S) => {
+  type IdParam = S["path"]["id"]["param"]
+  type N = NonNullable<S["names"]>
+  type Update = NonNullable<S["wire"]["update"]>
   const collection = `/organizations/:organization_id/${spec.path.segment}/` as const
   const member = `${collection}:${spec.path.id.param}/` as const
   const ItemPath = Schema.Struct({ organization_id: OrganizationId }).pipe(
@@ -240,14 +240,14 @@ export const endpoints = <
     )
   )
   const ListParams = Schema.Struct({
-    ...spec.filters,
+    ...(spec.filters as NonNullable<S["filters"]>),
     ...(orderingParams(spec.ordering) as Ordering.OrderingSpec<string>["params"]),
     ...Pagination.params
   })
   const names = (spec.names ?? defaultNames) as N
   const update = HttpApiEndpoint.patch(names.update as N["update"], member)
     .setPath(ItemPath)
-    .setPayload(spec.wire.update as Schema.Schema<U, UI>)
+    .setPayload(spec.wire.update as Extract<Update, Schema.Schema.AnyNoContext>)
     .addSuccess(spec.wire.item)
     .annotateContext(documented(doc(spec, "update")))
   return {
@@ -260,13 +260,17 @@ export const endpoints = <
     create: HttpApiEndpoint.post(names.create as N["create"], collection)
       .setPath(OrganizationPath)
       .setPayload(spec.wire.create)
-      .addSuccess((spec.wire.created?.schema ?? spec.wire.item) as Schema.Schema<R, RI>, { status: 201 })
+      .addSuccess((spec.wire.created?.schema ?? spec.wire.item) as NonNullable<S["wire"]["created"]>["schema"], {
+        status: 201
+      })
       .annotateContext(documented(doc(spec, "create"))),
     get: HttpApiEndpoint.get(names.get as N["get"], member)
       .setPath(ItemPath)
       .addSuccess(spec.wire.item)
       .annotateContext(documented(doc(spec, "get"))),
-    update: (spec.wire.update === undefined ? undefined : update) as [U] extends [never] ? undefined : typeof update,
+    update: (spec.wire.update === undefined ? undefined : update) as [Schema.Schema.Type<Update>] extends [never]
+      ? undefined
+      : typeof update,
     delete: HttpApiEndpoint.del(names.delete as N["delete"], member)
       .setPath(ItemPath)
       .addSuccess(HttpApiSchema.NoContent)
@@ -278,7 +282,7 @@ export const endpoints = <
  * A group named `id` with a resource's {@link endpoints}: `list`, `create`, `get`, `update` (for a spec with an
  * update body) and, unless `options.delete` is false (a resource never deleted), `delete`, behind the service's
  * authentication, answering 403 where the role may not act, tagged `title` in OpenAPI; add the feature's other
- * endpoints to it. It takes the endpoints, not the spec, so the spec's type parameters stay declared once.
+ * endpoints to it. It takes the endpoints, not the spec: only {@link endpoints} reads the types of the spec's parts.
  */
 export const group = <
   const Id extends string,
@@ -399,7 +403,7 @@ export const handlers = <
   CI,
   U,
   UI,
-  Filters extends Record<string, ReturnType<typeof Query.param>>,
+  F extends Filters,
   M extends { readonly id: Id },
   R,
   RI,
@@ -411,8 +415,8 @@ export const handlers = <
   WE = NotFound | ValidationError,
   RR = never
 >(
-  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, Filters, M, R, RI, CM, N, Id>,
-  binding: Binding<NoInfer<M>, Id, C, U, Query, E, Schema.Struct.Type<Filters>, NoInfer<CM>, WE, RR>
+  spec: Spec<Segment, IdParam, A, I, C, CI, U, UI, F, M, R, RI, CM, N, Id>,
+  binding: Binding<NoInfer<M>, Id, C, U, Query, E, Schema.Struct.Type<F>, NoInfer<CM>, WE, RR>
 ) =>
   Effect.gen(function* () {
     const access = yield* OrganizationAccess
@@ -451,7 +455,7 @@ export const handlers = <
     const list = (input: {
       readonly path: { readonly organization_id: string }
       readonly request: HttpServerRequest.HttpServerRequest
-      readonly urlParams: Schema.Struct.Type<Filters> & {
+      readonly urlParams: Schema.Struct.Type<F> & {
         readonly ordering?: string | undefined
         readonly page?: string | undefined
         readonly page_size?: string | undefined
