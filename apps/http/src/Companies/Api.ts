@@ -5,7 +5,7 @@ import { CustomerOrdering } from "../Customers/Customers.js"
 import * as Pagination from "../Http/Pagination.js"
 import { OrganizationId, UuidId, uuidIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
-import { Timestamp, UserRef } from "../Http/Representation.js"
+import { Timestamp, UserRef, userRefWire } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { CompanyOrdering } from "./Companies.js"
 import { type Company, CompanyCreate, CompanyUpdate } from "./Company.js"
@@ -31,15 +31,7 @@ export const CompanyWire = Schema.Struct({
 export const companyWire = (company: Company): typeof CompanyWire.Type => ({
   id: company.id,
   name: company.name,
-  default_assignee:
-    company.defaultAssignee === null
-      ? null
-      : {
-          id: company.defaultAssignee.id,
-          email: company.defaultAssignee.email,
-          profile_picture_url: company.defaultAssignee.profilePictureUrl,
-          name: company.defaultAssignee.name
-        },
+  default_assignee: userRefWire(company.defaultAssignee),
   email_domains: company.emailDomains,
   created_at: company.createdAt,
   updated_at: company.updatedAt

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { integerIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
+import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import { type Customer, CustomerCreate, CustomerId, CustomerUpdate } from "./Customer.js"
 import { CustomerOrdering } from "./Customers.js"
@@ -21,14 +22,7 @@ export const CustomerWire = Schema.Struct({
 }).annotations({ identifier: "Customer" })
 
 /** A customer on the wire. */
-export const customerWire = (customer: Customer): typeof CustomerWire.Type => ({
-  id: customer.id,
-  name: customer.name,
-  email: customer.email,
-  is_spam: customer.isSpam,
-  company: customer.company === null ? null : { id: customer.company.id, name: customer.company.name },
-  is_company_manager: customer.isCompanyManager
-})
+export const customerWire: (customer: Customer) => typeof CustomerWire.Type = fromModel(CustomerWire)
 
 /** Customers as a directory resource: `/organizations/{organization_id}/customers/{pk}/` (never deleted). */
 export const CustomerResource = Resource.make({

@@ -17,6 +17,19 @@ export class UserRef extends Schema.Class<UserRef>("UserRef")({
   name: Schema.String
 }) {}
 
+/** A stored user (the domain's `UserRef`: `profilePictureUrl`) as a `<user_ref>`, or null for none. */
+export const userRefWire = (
+  user: {
+    readonly id: number
+    readonly email: string
+    readonly profilePictureUrl: string
+    readonly name: string
+  } | null
+): UserRef | null =>
+  user === null
+    ? null
+    : { id: user.id, email: user.email, profile_picture_url: user.profilePictureUrl, name: user.name }
+
 /** `first_reply_minutes` → `firstReplyMinutes`: a wire key as the stored model names it. */
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S
 

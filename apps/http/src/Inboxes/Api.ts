@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { integerIdParam } from "../Http/PathParams.js"
-import { Timestamp } from "../Http/Representation.js"
+import { fromModel, Timestamp } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import {
   CUSTOMER_INTERACTION_STYLES,
@@ -59,29 +59,13 @@ export const InboxWire = Schema.Struct({
   customer_interaction_style: Schema.Literal(...CUSTOMER_INTERACTION_STYLES)
 }).annotations({ identifier: "Inbox" })
 
-/** An inbox on the wire. */
+const inboxFields = fromModel(InboxWire.omit("inbox_email_address", "channel_connections"))
+
+/** An inbox on the wire: its fields in snake_case, `inbox_email_address` its address, no channel connections yet. */
 export const inboxWire = (inbox: Inbox): typeof InboxWire.Type => ({
-  id: inbox.id,
-  name: inbox.name,
-  email_prefix: inbox.emailPrefix,
+  ...inboxFields(inbox),
   inbox_email_address: inbox.emailAddress,
-  channel_connections: [],
-  created_at: inbox.createdAt,
-  updated_at: inbox.updatedAt,
-  is_default: inbox.isDefault,
-  auto_reply_during_enabled: inbox.autoReplyDuringEnabled,
-  auto_reply_outside_enabled: inbox.autoReplyOutsideEnabled,
-  auto_reply_during_template: inbox.autoReplyDuringTemplate,
-  auto_reply_outside_template: inbox.autoReplyOutsideTemplate,
-  enable_inactivity_reminders: inbox.enableInactivityReminders,
-  enable_auto_close_inactive_tickets: inbox.enableAutoCloseInactiveTickets,
-  customer_max_inactivity_period: inbox.customerMaxInactivityPeriod,
-  customer_inactivity_reminder_period: inbox.customerInactivityReminderPeriod,
-  customer_max_inactivity_period_inherited: inbox.customerMaxInactivityPeriodInherited,
-  customer_inactivity_reminder_period_inherited: inbox.customerInactivityReminderPeriodInherited,
-  signature: inbox.signature,
-  email_from_name: inbox.emailFromName,
-  customer_interaction_style: inbox.customerInteractionStyle
+  channel_connections: []
 })
 
 /** Inboxes as a directory resource: `/organizations/{organization_id}/inboxes/{pk}/` (never deleted). */

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import * as Endpoint from "../Http/Endpoint.js"
 import { OrganizationPath } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
-import { NullableTimestamp, Timestamp, UserRef } from "../Http/Representation.js"
+import { NullableTimestamp, Timestamp, UserRef, userRefWire } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import {
   DELETION_PLAN_STATUSES,
@@ -76,15 +76,7 @@ export const organizationWire = (organization: Organization, now: Date): Organiz
     name: organization.name,
     created_at: organization.createdAt,
     updated_at: organization.updatedAt,
-    created_by:
-      createdBy === null
-        ? null
-        : {
-            id: createdBy.id,
-            email: createdBy.email,
-            name: createdBy.name,
-            profile_picture_url: createdBy.profilePictureUrl
-          },
+    created_by: userRefWire(createdBy),
     support_email: organization.supportEmail,
     deletion_plan: {
       status: deletionPlan.status,
