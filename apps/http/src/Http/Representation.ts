@@ -30,6 +30,18 @@ export const userRefWire = (
     ? null
     : { id: user.id, email: user.email, profile_picture_url: user.profilePictureUrl, name: user.name }
 
+/**
+ * An item with a secret shown once (the answer that creates or rotates it; only a digest is kept): the item's
+ * fields and the secret's, a string under `key`.
+ */
+export const withSecret = <Fields extends Schema.Struct.Fields, const Key extends string>(
+  item: Schema.Struct<Fields>,
+  secret: { readonly key: Key; readonly description: string; readonly identifier: string }
+) =>
+  Schema.Struct({ ...item.fields, [secret.key]: Schema.String.annotations({ description: secret.description }) } as {
+    readonly [K in keyof Fields | Key]: K extends Key ? typeof Schema.String : Fields[K & keyof Fields]
+  }).annotations({ identifier: secret.identifier })
+
 /** `first_reply_minutes` → `firstReplyMinutes`: a wire key as the stored model names it. */
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S
 

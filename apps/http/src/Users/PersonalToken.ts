@@ -1,31 +1,28 @@
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
-import { NullableTimestamp, Timestamp } from "../Http/Representation.js"
+import { NullableTimestamp, Timestamp, withSecret } from "../Http/Representation.js"
 
 /** Longest token label. */
 export const MAX_TOKEN_NAME_LENGTH = 100
 
-const fields = {
+/** One of the caller's personal tokens, without its secret. */
+export const PersonalToken = Schema.Struct({
   id: Schema.Int,
   name: Schema.String.annotations({ description: "The label given at creation." }),
   prefix: Schema.String.annotations({ description: "The token's first characters, e.g. `hd_pat_Ab12…`." }),
   created_at: Timestamp,
   revoked_at: NullableTimestamp
-}
-
-/** One of the caller's personal tokens, without its secret. */
-export const PersonalToken = Schema.Struct(fields).annotations({ identifier: "PersonalToken" })
+}).annotations({ identifier: "PersonalToken" })
 
 /** A personal token as the API shows it. */
 export type PersonalToken = typeof PersonalToken.Type
 
 /** A personal token just created, with its secret: the only time the secret is shown. */
-export const IssuedPersonalToken = Schema.Struct({
-  ...fields,
-  token: Schema.String.annotations({
-    description: "The secret (`hd_pat_…`), shown this once: only its SHA-256 is stored. Send it as `X-Service-Token`."
-  })
-}).annotations({ identifier: "IssuedPersonalToken" })
+export const IssuedPersonalToken = withSecret(PersonalToken, {
+  key: "token",
+  description: "The secret (`hd_pat_…`), shown this once: only its SHA-256 is stored. Send it as `X-Service-Token`.",
+  identifier: "IssuedPersonalToken"
+})
 
 /** A created personal token as the API shows it. */
 export type IssuedPersonalToken = typeof IssuedPersonalToken.Type

@@ -2,7 +2,7 @@ import { ticketEventClasses } from "@helpdesk/domain"
 import { Schema } from "effect"
 import { BigInt8, Timestamptz } from "../Database/Columns.js"
 import * as Fields from "../Http/Fields.js"
-import { NullableTimestamp, Timestamp } from "../Http/Representation.js"
+import { NullableTimestamp, Timestamp, withSecret } from "../Http/Representation.js"
 
 /** Longest webhook URL. */
 export const MAX_WEBHOOK_URL_LENGTH = 2000
@@ -13,7 +13,8 @@ export const WEBHOOK_EVENT_TYPES = Object.keys(ticketEventClasses).sort() as Rea
 /** Most event types in one webhook's list (there are fewer types than this). */
 export const MAX_EVENT_TYPES = 50
 
-const webhookFields = {
+/** A webhook as the API shows it; the secret is only shown when created or rotated. */
+export const Webhook = Schema.Struct({
   id: Schema.Int,
   url: Schema.String,
   event_types: Schema.Array(Schema.String).annotations({
@@ -29,21 +30,17 @@ const webhookFields = {
   secret_rotated_at: NullableTimestamp,
   created_at: Timestamp,
   updated_at: Timestamp
-}
-
-/** A webhook as the API shows it; the secret is only shown when created or rotated. */
-export const Webhook = Schema.Struct(webhookFields).annotations({ identifier: "Webhook" })
+}).annotations({ identifier: "Webhook" })
 
 /** A webhook as the API shows it. */
 export type Webhook = typeof Webhook.Type
 
 /** A webhook with its signing secret: the answer of create and of rotate-secret, the only times it is shown. */
-export const WebhookWithSecret = Schema.Struct({
-  ...webhookFields,
-  secret: Schema.String.annotations({
-    description: "The signing secret (`whsec_…`), shown only now. HMAC key of `X-Helpdesk-Signature`."
-  })
-}).annotations({ identifier: "WebhookWithSecret" })
+export const WebhookWithSecret = withSecret(Webhook, {
+  key: "secret",
+  description: "The signing secret (`whsec_…`), shown only now. HMAC key of `X-Helpdesk-Signature`.",
+  identifier: "WebhookWithSecret"
+})
 
 /** A webhook with its signing secret. */
 export type WebhookWithSecret = typeof WebhookWithSecret.Type
