@@ -44,7 +44,7 @@ export const CompanyResource = Resource.make({
   path: { segment: "companies", id: uuidIdParam("company_id", parseCompanyId) },
   noun: "a company",
   wire: { item: CompanyWire, toWire: companyWire, create: CompanyCreate, update: CompanyUpdate },
-  filters: { search: Query.param("Keyword filter on name: case- and accent-insensitive; every word must match.") },
+  filters: Query.search("name: case- and accent-insensitive"),
   ordering: CompanyOrdering,
   docs: {
     create:

@@ -30,9 +30,7 @@ export const CustomerResource = Resource.make({
   noun: "a customer",
   wire: { item: CustomerWire, toWire: customerWire, create: CustomerCreate, update: CustomerUpdate },
   filters: {
-    search: Query.param(
-      "Keyword filter on name and e-mail address: case- and accent-insensitive; every word must match."
-    ),
+    ...Query.search("name and e-mail address: case- and accent-insensitive"),
     company_id: Query.param("Only members of this company (a UUID)."),
     is_spam: Query.param("Only spam (`true`) or only non-spam (`false`) customers.")
   },

@@ -17,6 +17,12 @@ export const param = (description: string) =>
   )
 
 /**
+ * The `search` parameter of a keyword-searched list, as `filters: Query.search("name, ignoring case")`: documented
+ * as "Keyword filter on name, ignoring case; every word must match." (`Resource.searchFilter` reads it).
+ */
+export const search = (on: string) => ({ search: param(`Keyword filter on ${on}; every word must match.`) })
+
+/**
  * What is wrong with the text of a request's query string: each parameter whose name or value is not UTF-8 once
  * percent-decoded (`%FF`), or holds U+0000 or a lone surrogate, named by its parameter. The router's own parsing
  * keeps an undecodable value as it was and `URLSearchParams` turns it into U+FFFD, so the query is read again

@@ -127,7 +127,7 @@ export class OrganizationsApi extends Resource.guarded(
         },
         OrganizationWire,
         {
-          search: Query.param("Keyword filter on name: case- and accent-insensitive; every word must match."),
+          ...Query.search("name: case- and accent-insensitive"),
           ...OrganizationOrdering.params
         }
       )

@@ -21,7 +21,7 @@ export const TagResource = Resource.make({
   path: { segment: "tags", id: integerIdParam("pk", TagId.make) },
   noun: "a tag",
   wire: { item: TagWire, toWire: tagWire, create: TagCreate, update: TagUpdate },
-  filters: { search: Query.param("Keyword filter on name, ignoring case; every word must match.") },
+  filters: Query.search("name, ignoring case"),
   ordering: TagOrdering,
   docs: {
     create:

@@ -26,7 +26,7 @@ export const MemberResource = Resource.make({
   path: { segment: "members", id: integerIdParam("user_id") },
   noun: "a member",
   wire: { item: Member, toWire: memberToWire, create: MemberCreate, update: MemberUpdate },
-  filters: { search: Query.param("Keyword filter on name and e-mail, ignoring case; every word must match.") },
+  filters: Query.search("name and e-mail, ignoring case"),
   ordering: MemberOrdering,
   docs: {
     list: "Every role. `id` is the user id that `assignee_id` takes.",
