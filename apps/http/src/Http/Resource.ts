@@ -24,8 +24,9 @@ import { created, noContent } from "./Responses.js"
  * A directory resource under `/organizations/{organization_id}/{segment}/`: list (search filters, ordering,
  * paging), create, read, partial update and delete. {@link endpoints} declares its `HttpApiEndpoint`s from its
  * schemas, {@link handlers} implements them over a {@link Repository}; the feature's group adds anything else.
- * The spec also declares who may read and write (the roles table's actions) and how a path segment names an
- * item, so a feature's handlers only add its list filters, its write errors and its repository. The repository may
+ * The spec also says who may read and write (the roles table's actions of its segment, unless it names others)
+ * and how a path segment names an item, so a feature's handlers only add its list filters, its write errors and
+ * its repository. A spec states only what departs from convention (see {@link Spec}). The repository may
  * return domain models: the spec's `wire.toWire` (and `wire.created.toWire`) make the wire items.
  */
 
