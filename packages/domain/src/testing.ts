@@ -8,6 +8,7 @@ import {
   type Actor,
   AddMessage,
   CreateTicket,
+  OrganizationId,
   systemActor,
   TicketCreated,
   type TicketEvent,
@@ -40,7 +41,7 @@ export const customerRef = {
 /** What a ticket created by email says of itself, as plain JSON (the same in every schema version). */
 export const emailTicketFields = {
   publicId: "T-42",
-  organizationId: "acme",
+  organizationId: OrganizationId.make("acme"),
   subject: "Printer on fire",
   description: "It is on fire.",
   descriptionHtml: "<p>It is on fire.</p>",

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import {
   AddMessage,
   CreateTicket,
+  OrganizationId,
   type Origin,
   type Priority,
   RecordLanguage,
@@ -106,7 +107,7 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
                 new CreateTicket({
                   ...base,
                   publicId,
-                  organizationId: String(org),
+                  organizationId: OrganizationId.make(String(org)),
                   subject: input.subject,
                   description,
                   descriptionHtml,

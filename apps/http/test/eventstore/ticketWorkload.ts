@@ -5,6 +5,7 @@ import {
   ChangePriority,
   CloseTicket,
   CreateTicket,
+  OrganizationId,
   ReportDelivery,
   SetTags,
   SnoozeTicket,
@@ -29,7 +30,7 @@ export const ticketLifecycle = (ticketId: number, organizationId = "acme"): Read
     new CreateTicket({
       ...base(0, customer),
       publicId: `T-${ticketId}`,
-      organizationId,
+      organizationId: OrganizationId.make(organizationId),
       subject: `Printer ${ticketId} on fire`,
       description: "It is on fire. Please advise.",
       descriptionHtml: "<p>It is on fire. Please advise.</p>",

@@ -10,6 +10,7 @@ import {
   InboxRef,
   Instant,
   MessageId,
+  OrganizationId,
   Origin,
   Priority,
   ReportedDeliveryStatus,
@@ -39,7 +40,7 @@ const emptyList = <S extends Schema.Schema.Any>(item: S) =>
 export class CreateTicket extends Schema.TaggedClass<CreateTicket>()("CreateTicket", {
   ...commandBase,
   publicId: Schema.String,
-  organizationId: Schema.String,
+  organizationId: OrganizationId,
   subject: Schema.String,
   description: Schema.String,
   descriptionHtml: Schema.optionalWith(Schema.String, { default: () => "" }),

@@ -9,6 +9,7 @@ import type {
   CsatResponse,
   CustomerRef,
   InboxRef,
+  OrganizationId,
   Origin,
   Priority,
   Sentiment,
@@ -41,7 +42,7 @@ export interface Ticket {
   readonly _tag: "Ticket"
   readonly id: number
   readonly publicId: string
-  readonly organizationId: string
+  readonly organizationId: OrganizationId
   readonly subject: string
   readonly description: string
   readonly descriptionHtml: string

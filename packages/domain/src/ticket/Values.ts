@@ -21,6 +21,15 @@ export const Instant: Schema.Schema<DateTime.Utc, string> = Schema.transformOrFa
   }
 ).annotations({ identifier: "Instant" })
 
+/**
+ * The id of the organization a ticket belongs to, as the app allocates it (`organizations.id`, a `bigserial`,
+ * written in decimal). A string, branded so that it is not mixed up with other strings: events, commands,
+ * state and views carry it, and their encoded form is the plain string (stored events are unchanged). It is not
+ * the organization's `public_id` that names it in URLs; the app resolves that to this id (decision 0809).
+ */
+export const OrganizationId = Schema.String.pipe(Schema.brand("OrganizationId"))
+export type OrganizationId = typeof OrganizationId.Type
+
 /** The app-allocated integer id of a ticket; the domain treats it as data. */
 export const TicketId = Schema.Int
 /** The app-allocated integer id of a message. */

@@ -15,6 +15,7 @@ import {
   InboxRef,
   Instant,
   MessageId,
+  OrganizationId,
   Origin,
   Priority,
   Sender,
@@ -58,7 +59,7 @@ export const SlaView = Schema.Struct({
 export const TicketView = Schema.Struct({
   id: TicketId,
   publicId: Schema.String,
-  organizationId: Schema.String,
+  organizationId: OrganizationId,
   subject: Schema.String,
   inbox: InboxRef,
   channel: Channel,

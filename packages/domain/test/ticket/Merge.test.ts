@@ -5,6 +5,7 @@ import {
   MergeTickets,
   type MessageAdded,
   type MessageDeliveryReported,
+  OrganizationId,
   projectMessageViews,
   ReportDelivery,
   SnoozeTicket,
@@ -115,7 +116,7 @@ describe("merge refusals", () => {
   })
 
   it("not across organizations (CannotMergeAcrossOrganizations)", () => {
-    const foreign = [ticketCreated({ ticketId: 2, organizationId: "globex" })]
+    const foreign = [ticketCreated({ ticketId: 2, organizationId: OrganizationId.make("globex") })]
     expect(refusal(source, foreign)._tag).toBe("CannotMergeAcrossOrganizations")
   })
 
