@@ -7,6 +7,7 @@ import {
   evolve,
   initialState,
   type NewEvent,
+  type OrganizationId,
   type StreamAppend,
   type TicketCommand,
   type TicketState,
@@ -68,7 +69,7 @@ export const runOnOwnDatabase = <S, E1, R1, E2, R2>(
  * `label` marks each one's subject and customer address, `body` is what they say.
  */
 export const parcelTickets = (
-  organizationId: number,
+  organizationId: OrganizationId,
   userId: number,
   count: number,
   label: string,

@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { EventStore, GlobalCheckpointStart, type NewEvent } from "@helpdesk/domain"
+import { EventStore, GlobalCheckpointStart, type NewEvent, type OrganizationId } from "@helpdesk/domain"
 import { Console, Duration, Effect, Layer } from "effect"
 import pg from "pg"
 import { Tokens } from "../src/Auth/Tokens.js"
@@ -24,7 +24,7 @@ const PAGE = 500
 const ROUNDS = 5
 
 /** A ticket's whole lifecycle (the workload of the store's tests) as new events of organization `organizationId`. */
-const lifecycleEvents = (ticketId: number, organizationId: number): ReadonlyArray<NewEvent> =>
+const lifecycleEvents = (ticketId: number, organizationId: OrganizationId): ReadonlyArray<NewEvent> =>
   decideInOrder(ticketLifecycle(ticketId, String(organizationId))).events
 
 /** The rows the feed reads, read the plainest way: `pg` alone, the same statement, no rendering. */
@@ -37,7 +37,7 @@ const BARE_SQL = `
   ORDER BY transaction_id, global_position
   LIMIT ${PAGE}`
 
-const bareReadAll = (client: pg.Client, organizationId: number) =>
+const bareReadAll = (client: pg.Client, organizationId: OrganizationId) =>
   Effect.promise(async () => {
     let tx = "0"
     let position = "0"
@@ -52,7 +52,7 @@ const bareReadAll = (client: pg.Client, organizationId: number) =>
     }
   })
 
-const serviceReadAll = (organizationId: number) =>
+const serviceReadAll = (organizationId: OrganizationId) =>
   Effect.gen(function* () {
     const feed = yield* EventFeed
     let after = GlobalCheckpointStart

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Console, Context, Effect, Layer, Redacted } from "effect"
 import nodemailer from "nodemailer"
 import { SMTPServer } from "smtp-server"
@@ -50,7 +51,7 @@ const smtpServer = Effect.gen(function* () {
 const DESCRIPTION = `Hello, the parcel I ordered two weeks ago has still not arrived and the tracking page shows no update since Monday. Could you please check what happened with my delivery? ${"Some more words about the order. ".repeat(20)}`
 
 /** `count` tickets created by an associate, each queueing its create-email (one outbox row). */
-const seedTickets = (organizationId: number, userId: number, count: number, label: string) =>
+const seedTickets = (organizationId: OrganizationId, userId: number, count: number, label: string) =>
   parcelTickets(organizationId, userId, count, label, {
     description: DESCRIPTION,
     descriptionHtml: `<p>${DESCRIPTION}</p>`,

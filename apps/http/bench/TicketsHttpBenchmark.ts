@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url"
+import type { OrganizationId } from "@helpdesk/domain"
 import autocannon from "autocannon"
 import { Console, Effect } from "effect"
 import { runDatabase } from "./BenchDatabase.js"
@@ -27,7 +28,7 @@ interface Ready {
   readonly port: number
   readonly token?: string
   readonly organizationPath?: string
-  readonly organizationId?: number
+  readonly organizationId?: OrganizationId
   readonly ticketIds?: ReadonlyArray<number>
 }
 

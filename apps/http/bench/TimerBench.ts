@@ -91,7 +91,7 @@ const benchCustomer: CustomerRef = {
 
 /** Where seeded tickets go, and who opens them. */
 export interface SeedTarget {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly inbox: InboxRef
   readonly actor: Actor
   readonly subject: string

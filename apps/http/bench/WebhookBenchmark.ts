@@ -1,6 +1,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Console, Duration, Effect, Fiber, Layer, Redacted } from "effect"
 import { clientOptions } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
@@ -49,7 +50,7 @@ const receiverServer = Effect.acquireRelease(
     })
 )
 
-const seedTickets = (organizationId: number, userId: number, count: number, label: string) =>
+const seedTickets = (organizationId: OrganizationId, userId: number, count: number, label: string) =>
   parcelTickets(organizationId, userId, count, label, {
     description: "Hello, the parcel I ordered two weeks ago has still not arrived. Could you please check?",
     descriptionHtml: "<p>Hello, the parcel I ordered two weeks ago has still not arrived.</p>"

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
+import { OrganizationId } from "@helpdesk/domain"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import type pg from "pg"
 import { AuthCache, DEAF_TTL_MS, parseChange } from "../src/Auth/AuthCache.js"
@@ -47,9 +48,9 @@ layer(TestAppLive, { excludeTestServices: true })("the cache of callers and memb
       const rename = patch(org.path, { token: member.token, json: { name: "Renamed" } })
       assert.strictEqual((yield* get(org.path, { token: member.token })).status, 200)
       assert.strictEqual((yield* rename).status, 403)
-      yield* (yield* Memberships).put(org.organization.id, member.userId, "owner")
+      yield* (yield* Memberships).put(org.organizationId, member.userId, "owner")
       assert.strictEqual((yield* rename).status, 200)
-      yield* (yield* Memberships).put(org.organization.id, member.userId, "member")
+      yield* (yield* Memberships).put(org.organizationId, member.userId, "member")
       assert.strictEqual((yield* rename).status, 403)
     })
   )
@@ -182,7 +183,7 @@ describe("AuthCache", () => {
   it("reads the notifications of the database's triggers; anything else forgets everything", () => {
     assert.deepStrictEqual(parseChange(`token:${"ab".repeat(32)}`), { _tag: "Token", hashHex: "ab".repeat(32) })
     assert.deepStrictEqual(parseChange("user:42"), { _tag: "User", userId: 42 })
-    assert.deepStrictEqual(parseChange("org:7"), { _tag: "Organization", organizationId: 7 })
+    assert.deepStrictEqual(parseChange("org:7"), { _tag: "Organization", organizationId: OrganizationId.make("7") })
     for (const payload of ["", "token:xyz", "user:", "org:-1", "group:3"])
       assert.deepStrictEqual(parseChange(payload), { _tag: "Everything" })
   })

@@ -95,7 +95,7 @@ suite(
         const member = yield* on("a")(Fixtures.member(org, "member"))
         const rename = patch(org.path, { token: member.token, json: { name: "Renamed" } })
         yield* cachedOnB(rename, 403)
-        yield* on("a")(Effect.flatMap(Memberships, (m) => m.put(org.organization.id, member.userId, "owner")))
+        yield* on("a")(Effect.flatMap(Memberships, (m) => m.put(org.organizationId, member.userId, "owner")))
         assert.isBelow(yield* on("b")(until(rename, answer(200))), 1_000)
       })
     )

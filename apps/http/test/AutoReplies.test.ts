@@ -37,7 +37,7 @@ const everyDay = { mon: allDay, tue: allDay, wed: allDay, thu: allDay, fri: allD
 /** The organization's default inbox, patched with `settings`. */
 const configureDefaultInbox = (org: TicketOrg, settings: Record<string, unknown>) =>
   Effect.gen(function* () {
-    const inbox = yield* Effect.flatMap(Inboxes, (inboxes) => inboxes.defaultFor(org.organization.id))
+    const inbox = yield* Effect.flatMap(Inboxes, (inboxes) => inboxes.defaultFor(org.organizationId))
     const patched = yield* patch(`${org.path}inboxes/${inbox.id}/`, { token: org.ownerToken, json: settings })
     assert.strictEqual(patched.status, 200, patched.text)
     return inbox.id
@@ -182,7 +182,7 @@ layer(TestAppLive, { excludeTestServices: true })("auto-replies", (it) => {
   it.effect("an inbox template with an unknown placeholder is refused with a field error naming it", () =>
     Effect.gen(function* () {
       const org = yield* organization
-      const { id } = yield* Effect.flatMap(Inboxes, (inboxes) => inboxes.defaultFor(org.organization.id))
+      const { id } = yield* Effect.flatMap(Inboxes, (inboxes) => inboxes.defaultFor(org.organizationId))
       const response = yield* patch(`${org.path}inboxes/${id}/`, {
         token: org.ownerToken,
         json: { auto_reply_outside_template: "Hi {{ name }}, {{customer_name}}" }

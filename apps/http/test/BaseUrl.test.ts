@@ -49,7 +49,7 @@ const count = (org: TicketOrg, path: string) =>
 const upload = (org: TicketOrg) =>
   Effect.flatMap(PendingAttachments, (attachments) =>
     attachments.upload({
-      organizationId: org.organization.id,
+      organizationId: org.organizationId,
       caller: { _tag: "Person", userId: org.ownerId, tokenId: 0 },
       fileName: "invoice.txt",
       contentType: "text/plain",

@@ -4,6 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
+import { OrganizationId } from "@helpdesk/domain"
 import { Chunk, ConfigProvider, Effect, Either, Exit, Fiber, Layer, Option, Stream } from "effect"
 import {
   BlobStore,
@@ -283,7 +284,7 @@ for (const store of stores) {
           const attachments = yield* PendingAttachments
           const upload = () =>
             attachments.upload({
-              organizationId: 1,
+              organizationId: OrganizationId.make("1"),
               caller: alice,
               fileName: "notes.txt",
               contentType: "text/plain",

@@ -5,6 +5,7 @@ import * as path from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
+import { OrganizationId } from "@helpdesk/domain"
 import { Chunk, ConfigProvider, Context, Effect, Layer, Stream } from "effect"
 import { BlobStore, type BlobStoreKind, blobStoreLayer } from "../src/Attachments/BlobStore.js"
 import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
@@ -69,7 +70,7 @@ layer(TestDatabaseLive, { excludeTestServices: true, timeout: "120 seconds" })("
       const contents = [randomBytes(2 * 1024 * 1024 + 17), randomBytes(10), randomBytes(5)]
       const uploaded = yield* Effect.forEach(contents, (content, i) =>
         attachments.upload({
-          organizationId: 1,
+          organizationId: OrganizationId.make("1"),
           caller: { _tag: "Person", userId: 1, tokenId: 1 },
           fileName: `f${i}.bin`,
           contentType: "application/octet-stream",

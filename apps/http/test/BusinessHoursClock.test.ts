@@ -26,7 +26,7 @@ const at = (iso: string) => TestClock.setTime(new Date(iso).getTime())
 /** An organization with Europe/Berlin weekdays 09:00–17:00. */
 const berlinOffice = Effect.gen(function* () {
   const org = yield* Fixtures.organization()
-  yield* (yield* BusinessHours).replace(org.organization.id, { timeZone: "Europe/Berlin", weeklyHours: weekdays })
+  yield* (yield* BusinessHours).replace(org.organizationId, { timeZone: "Europe/Berlin", weeklyHours: weekdays })
   return org
 })
 
@@ -36,15 +36,15 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
       const org = yield* berlinOffice
       const hours = yield* BusinessHours
       yield* at("2024-06-03T07:30:00Z")
-      const monday = yield* hours.view(org.organization.id)
+      const monday = yield* hours.view(org.organizationId)
       assert.strictEqual(monday.is_open_now, true)
       assert.deepStrictEqual(monday.next_open, new Date("2024-06-04T07:00:00Z"))
       assert.match(monday.next_open_display, /^Tuesday, June 4, 2024 at 9:00\sAM$/u)
       // The closing instant is closed (half-open intervals); one millisecond before is open.
       yield* at("2024-06-03T14:59:59.999Z")
-      assert.strictEqual((yield* hours.view(org.organization.id)).is_open_now, true)
+      assert.strictEqual((yield* hours.view(org.organizationId)).is_open_now, true)
       yield* at("2024-06-03T15:00:00Z")
-      assert.strictEqual((yield* hours.view(org.organization.id)).is_open_now, false)
+      assert.strictEqual((yield* hours.view(org.organizationId)).is_open_now, false)
     })
   )
 
@@ -52,7 +52,7 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
     Effect.gen(function* () {
       const org = yield* berlinOffice
       yield* at("2024-06-01T12:00:00Z")
-      const saturday = yield* (yield* BusinessHours).view(org.organization.id)
+      const saturday = yield* (yield* BusinessHours).view(org.organizationId)
       assert.strictEqual(saturday.is_open_now, false)
       assert.deepStrictEqual(saturday.next_open, new Date("2024-06-03T07:00:00Z"))
     })
@@ -61,16 +61,16 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
   it.effect("exceptions count: a closed Monday moves the next opening to Tuesday", () =>
     Effect.gen(function* () {
       const org = yield* berlinOffice
-      const created = yield* (yield* BusinessHoursExceptions).create(org.organization.id, {
+      const created = yield* (yield* BusinessHoursExceptions).create(org.organizationId, {
         date: "2024-06-03",
         name: "Whit Monday"
       })
       yield* at("2024-06-03T08:00:00Z")
-      const status = yield* (yield* BusinessHours).view(org.organization.id)
+      const status = yield* (yield* BusinessHours).view(org.organizationId)
       assert.strictEqual(status.is_open_now, false)
       assert.deepStrictEqual(status.next_open, new Date("2024-06-04T07:00:00Z"))
-      yield* (yield* BusinessHoursExceptions).remove(org.organization.id, created.id)
-      assert.strictEqual((yield* (yield* BusinessHours).view(org.organization.id)).is_open_now, true)
+      yield* (yield* BusinessHoursExceptions).remove(org.organizationId, created.id)
+      assert.strictEqual((yield* (yield* BusinessHours).view(org.organizationId)).is_open_now, true)
     })
   )
 
@@ -79,8 +79,8 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
       const org = yield* berlinOffice
       const exceptions = yield* BusinessHoursExceptions
       const hours = yield* BusinessHours
-      yield* exceptions.create(org.organization.id, { date: "2020-12-25", name: "Christmas", repeats_yearly: true })
-      yield* exceptions.create(org.organization.id, {
+      yield* exceptions.create(org.organizationId, { date: "2020-12-25", name: "Christmas", repeats_yearly: true })
+      yield* exceptions.create(org.organizationId, {
         date: "2024-12-25",
         name: "Christmas morning",
         opens_at: "10:00",
@@ -88,10 +88,10 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
       })
       // Wednesday 2024-12-25, 10:30 CET: the dated exception opens it.
       yield* at("2024-12-25T09:30:00Z")
-      assert.strictEqual((yield* hours.view(org.organization.id)).is_open_now, true)
+      assert.strictEqual((yield* hours.view(org.organizationId)).is_open_now, true)
       // Thursday 2025-12-25, 10:30 CET: the repeating exception closes it.
       yield* at("2025-12-25T09:30:00Z")
-      const christmas = yield* hours.view(org.organization.id)
+      const christmas = yield* hours.view(org.organizationId)
       assert.strictEqual(christmas.is_open_now, false)
       assert.deepStrictEqual(christmas.next_open, new Date("2025-12-26T08:00:00Z"))
     })
@@ -101,7 +101,7 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
     Effect.gen(function* () {
       const org = yield* Fixtures.organization()
       yield* at("2024-06-01T12:00:00Z")
-      const view = yield* (yield* BusinessHours).view(org.organization.id)
+      const view = yield* (yield* BusinessHours).view(org.organizationId)
       assert.deepStrictEqual(view, {
         timezone: null,
         weekly_hours: {},
@@ -109,7 +109,7 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
         next_open: null,
         next_open_display: ""
       })
-      const compiled = yield* (yield* BusinessHours).compiledFor(org.organization.id)
+      const compiled = yield* (yield* BusinessHours).compiledFor(org.organizationId)
       assert.strictEqual(compiled.timeZone, null)
       assert.strictEqual(compiled.workingLanguage, "en")
     })
@@ -123,13 +123,13 @@ layer(Services, { timeout: "180 seconds" })("BusinessHours service on the test c
       const replicaB = yield* Effect.provide(BusinessHours, BusinessHours.Default)
       const exceptionsB = yield* Effect.provide(BusinessHoursExceptions, BusinessHoursExceptions.Default)
       const mondayMorning = new Date("2024-06-03T07:30:00Z")
-      assert.isTrue(isOpenAt((yield* replicaA.compiledFor(org.organization.id)).schedule, mondayMorning))
+      assert.isTrue(isOpenAt((yield* replicaA.compiledFor(org.organizationId)).schedule, mondayMorning))
       // B adds an exception: A sees it on its next call.
-      yield* exceptionsB.create(org.organization.id, { date: "2024-06-03" })
-      assert.isFalse(isOpenAt((yield* replicaA.compiledFor(org.organization.id)).schedule, mondayMorning))
+      yield* exceptionsB.create(org.organizationId, { date: "2024-06-03" })
+      assert.isFalse(isOpenAt((yield* replicaA.compiledFor(org.organizationId)).schedule, mondayMorning))
       // B replaces the schedule: A sees the new zone.
-      yield* replicaB.replace(org.organization.id, { timeZone: "Asia/Tokyo", weeklyHours: weekdays })
-      const seenByA = yield* replicaA.compiledFor(org.organization.id)
+      yield* replicaB.replace(org.organizationId, { timeZone: "Asia/Tokyo", weeklyHours: weekdays })
+      const seenByA = yield* replicaA.compiledFor(org.organizationId)
       assert.strictEqual(seenByA.timeZone, "Asia/Tokyo")
       assert.deepStrictEqual(seenByA.weeklyHours?.sat, null)
     })

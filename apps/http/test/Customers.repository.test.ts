@@ -40,7 +40,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
       const org = yield* Fixtures.organization()
       const results = yield* Effect.all(
         Array.from({ length: 8 }, (_, n) =>
-          customers.findOrCreateByEmail(org.organization.id, { email: n % 2 ? "X@y.org" : "x@Y.org", name: "X" })
+          customers.findOrCreateByEmail(org.organizationId, { email: n % 2 ? "X@y.org" : "x@Y.org", name: "X" })
         ),
         { concurrency: "unbounded" }
       )
@@ -105,7 +105,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
       const companies = yield* Companies
       const org = yield* Fixtures.organization()
       const other = yield* Fixtures.organization()
-      const id = org.organization.id
+      const id = org.organizationId
       const acme = yield* companies.create(id, {
         name: "Acme",
         email_domains: ["acme.test", "acme.example"],
@@ -119,7 +119,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
         assert.deepStrictEqual(clash.left.taken, [{ domain: "acme.test", companyName: "Acme" }])
       const sameName = yield* Effect.either(companies.create(id, { name: "ACME" }))
       assert.isTrue(Either.isLeft(sameName) && sameName.left._tag === "CompanyNameTaken")
-      const elsewhere = yield* companies.create(other.organization.id, { name: "Acme", email_domains: ["acme.test"] })
+      const elsewhere = yield* companies.create(other.organizationId, { name: "Acme", email_domains: ["acme.test"] })
       assert.deepStrictEqual(elsewhere.emailDomains, ["acme.test"])
       const outsider = yield* Effect.either(
         companies.create(id, { name: "Initech", default_assignee_id: other.ownerId })
@@ -129,7 +129,7 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
       const updated = yield* companies.update(id, acme.id, { email_domains: ["acme.test"], default_assignee_id: null })
       assert.deepStrictEqual(updated.emailDomains, ["acme.test"])
       assert.isNull(updated.defaultAssignee)
-      assert.isUndefined(yield* companies.findById(other.organization.id, acme.id))
+      assert.isUndefined(yield* companies.findById(other.organizationId, acme.id))
     })
   )
 })

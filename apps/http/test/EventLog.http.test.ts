@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { ExpectedVersion, type NewEvent } from "@helpdesk/domain"
+import { ExpectedVersion, type NewEvent, type OrganizationId } from "@helpdesk/domain"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import type { Role } from "../src/Auth/CurrentCaller.js"
 import { allows } from "../src/Auth/Permissions.js"
@@ -60,13 +60,13 @@ const feedEnd = (org: TicketOrg) => Effect.map(readFeed(org), (read) => read.cur
 const rawStore = PostgresEventStore.Default.pipe(Layer.provide(InlineProjections.layer([])))
 
 /** A stream of organization `org` (a fresh ticket id far above the app's), its creation event first. */
-const rawTicketStream = (organizationId: number) => ({
+const rawTicketStream = (organizationId: OrganizationId) => ({
   streamId: `ticket-${900_000_000 + Math.floor(Math.random() * 99_999_999)}`,
   created: {
     eventId: randomUUID(),
     type: "TicketLanguageDetected",
     schemaVersion: 1,
-    data: { organizationId: String(organizationId), at: new Date().toISOString(), by: { role: "system", user: null } }
+    data: { organizationId, at: new Date().toISOString(), by: { role: "system", user: null } }
   } satisfies NewEvent
 })
 
@@ -430,7 +430,7 @@ describe.runIf(usesRealPostgres)("the change feed with concurrent writers commit
           done: Fiber.RuntimeFiber<void>
         }> = []
         for (let i = 0; i < 6; i++) {
-          const organizationId = i === 2 ? other.organization.id : org.organization.id
+          const organizationId = i === 2 ? other.organizationId : org.organizationId
           const stream = rawTicketStream(organizationId)
           const second: NewEvent = { ...stream.created, eventId: randomUUID(), type: "TicketSummarized" }
           const appended = yield* Deferred.make<void>()

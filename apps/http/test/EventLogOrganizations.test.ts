@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
-import { ExpectedVersion, GlobalCheckpointStart } from "@helpdesk/domain"
+import { ExpectedVersion, GlobalCheckpointStart, OrganizationId } from "@helpdesk/domain"
 import { Effect, Exit } from "effect"
 import eventOrganizations from "../src/Database/migrations/0096_event_organizations.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
@@ -20,8 +20,9 @@ import { usesRealPostgres } from "./support/TestDatabase.js"
 const createdIn = (org: number | string, type = "Created") => newEvent(type, { organizationId: String(org) })
 
 /** Everything the organization's log holds after the start (every transaction before this call ended first). */
-const organizationLog = (organizationId: number, types?: ReadonlyArray<string>) =>
+const organizationLog = (org: number, types?: ReadonlyArray<string>) =>
   Effect.gen(function* () {
+    const organizationId = OrganizationId.make(String(org))
     const store = yield* PostgresEventStore
     yield* settled
     return (yield* store.readAll(
@@ -132,7 +133,9 @@ describe.runIf(usesRealPostgres)("an organization's log with transactions commit
       Effect.gen(function* () {
         const store = yield* PostgresEventStore
         const { eventA, eventB, finish } = yield* interleaved(createdIn(201, "A"), createdIn(201, "B"))
-        expect(yield* store.readAll(GlobalCheckpointStart, 100, { organizationId: 201 })).toEqual({
+        expect(
+          yield* store.readAll(GlobalCheckpointStart, 100, { organizationId: OrganizationId.make("201") })
+        ).toEqual({
           events: [],
           checkpoint: GlobalCheckpointStart
         })

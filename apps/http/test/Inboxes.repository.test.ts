@@ -89,16 +89,16 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
       const inboxes = yield* Inboxes
       const org = yield* Fixtures.organization("Acme")
       const other = yield* Fixtures.organization("Other")
-      const created = yield* inboxes.create(org.organization.id, inbox("Help", "help"))
+      const created = yield* inboxes.create(org.organizationId, inbox("Help", "help"))
       assert.strictEqual(created.emailAddress, `help@${org.organization.public_id}.helpdesk.localhost`)
-      const taken = yield* Effect.either(inboxes.create(org.organization.id, inbox("Help 2", "help")))
+      const taken = yield* Effect.either(inboxes.create(org.organizationId, inbox("Help 2", "help")))
       assert.isTrue(Either.isLeft(taken) && taken.left._tag === "EmailPrefixTaken")
-      const renamed = yield* inboxes.create(org.organization.id, inbox("Help 3", "help3"))
-      const clash = yield* Effect.either(inboxes.update(org.organization.id, renamed.id, { email_prefix: "help" }))
+      const renamed = yield* inboxes.create(org.organizationId, inbox("Help 3", "help3"))
+      const clash = yield* Effect.either(inboxes.update(org.organizationId, renamed.id, { email_prefix: "help" }))
       assert.isTrue(Either.isLeft(clash) && clash.left._tag === "EmailPrefixTaken")
-      const elsewhere = yield* inboxes.create(other.organization.id, inbox("Help", "help"))
+      const elsewhere = yield* inboxes.create(other.organizationId, inbox("Help", "help"))
       assert.strictEqual(elsewhere.emailPrefix, "help")
-      assert.isUndefined(yield* inboxes.findById(other.organization.id, created.id))
+      assert.isUndefined(yield* inboxes.findById(other.organizationId, created.id))
     })
   )
 
@@ -130,9 +130,9 @@ layer(RepositoriesLive, { excludeTestServices: true })("Inboxes repository", (it
       const inboxes = yield* Inboxes
       const sql = yield* SqlClient.SqlClient
       const org = yield* Fixtures.organization()
-      const created = yield* inboxes.create(org.organization.id, inbox("Odd", "odd"))
+      const created = yield* inboxes.create(org.organizationId, inbox("Odd", "odd"))
       yield* sql`UPDATE inboxes SET customer_interaction_style = 'robot' WHERE id = ${created.id}`
-      const exit = yield* Effect.exit(inboxes.findById(org.organization.id, created.id))
+      const exit = yield* Effect.exit(inboxes.findById(org.organizationId, created.id))
       const defect = Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined
       assert.instanceOf(defect, UndecodableRow)
       assert.strictEqual((defect as UndecodableRow).table, "inboxes")

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
+import { OrganizationId } from "@helpdesk/domain"
 import { Chunk, Effect, Layer, Stream } from "effect"
 import { fileBlobStoreLayer } from "../src/Attachments/BlobStore.js"
 import { PendingAttachments } from "../src/Attachments/PendingAttachments.js"
@@ -18,7 +19,7 @@ const TestLayer = PendingAttachments.DefaultWithoutDependencies.pipe(
 
 const alice: Caller = { _tag: "Person", userId: 1, tokenId: 11 }
 const bob: Caller = { _tag: "Person", userId: 2, tokenId: 12 }
-const integration: Caller = { _tag: "Integration", organizationId: 1, tokenId: 13 }
+const integration: Caller = { _tag: "Integration", organizationId: OrganizationId.make("1"), tokenId: 13 }
 
 const text = (content: string) => Stream.make(new TextEncoder().encode(content))
 const blobExists = (id: string) => fs.existsSync(path.join(blobRoot, id.slice(0, 2), id))
@@ -33,7 +34,7 @@ const organizations = Effect.gen(function* () {
 const uploadAs = (
   caller: Caller,
   fields: {
-    readonly organizationId?: number
+    readonly organizationId?: OrganizationId
     readonly uploadTicketId?: number
     readonly fileName?: string
     readonly contentType?: string
@@ -42,7 +43,7 @@ const uploadAs = (
 ) =>
   Effect.flatMap(PendingAttachments, (attachments) =>
     attachments.upload({
-      organizationId: 1,
+      organizationId: OrganizationId.make("1"),
       fileName: "notes.txt",
       contentType: "text/plain",
       ...fields,
@@ -51,8 +52,12 @@ const uploadAs = (
     })
   )
 
-const claimAs = (caller: Caller, ids: ReadonlyArray<string>, ticketId = 100, organizationId = 1) =>
-  Effect.flatMap(PendingAttachments, (attachments) => attachments.claim({ organizationId, caller, ids, ticketId }))
+const claimAs = (
+  caller: Caller,
+  ids: ReadonlyArray<string>,
+  ticketId = 100,
+  organizationId = OrganizationId.make("1")
+) => Effect.flatMap(PendingAttachments, (attachments) => attachments.claim({ organizationId, caller, ids, ticketId }))
 
 layer(TestLayer, { timeout: "60 seconds" })("pending attachments", (it) => {
   it.effect("given an upload, it is stored with a safe name, its size and declared type", () =>
@@ -113,7 +118,7 @@ layer(TestLayer, { timeout: "60 seconds" })("pending attachments", (it) => {
       const sql = yield* SqlClient.SqlClient
       const good = yield* uploadAs(alice)
       const bobs = yield* uploadAs(bob)
-      const otherOrg = yield* uploadAs(alice, { organizationId: 2 })
+      const otherOrg = yield* uploadAs(alice, { organizationId: OrganizationId.make("2") })
       const expired = yield* uploadAs(alice)
       yield* sql`UPDATE attachments SET expires_at = now() - interval '1 second' WHERE id = ${expired.id}`
       const missing = "00000000-0000-4000-8000-000000000000"

@@ -1,3 +1,4 @@
+import { OrganizationId } from "@helpdesk/domain"
 import { isOpenAt, type Schedule } from "@helpdesk/schedule"
 import { assert, describe, it } from "vitest"
 import { CLOSED_WEEK, compileStored, type StoredException, type WeeklyHours } from "../src/BusinessHours/Validation.js"
@@ -46,7 +47,7 @@ const policy: ClockPolicy = {
 
 const facts = (createdAt: number, more: Partial<SlaFacts> = {}): SlaFacts => ({
   ticketId: 1,
-  organizationId: 1,
+  organizationId: OrganizationId.make("1"),
   createdAt,
   firstReplyAt: null,
   awaitingReplySince: null,

@@ -42,7 +42,7 @@ const openedEarlier = (org: TicketOrg, ticketId: number, minutes: number) =>
       UPDATE hd_ticket_sla
       SET facts = jsonb_set(facts, '{createdAt}', to_jsonb((facts ->> 'createdAt')::bigint - ${minutes * 60_000}))
       WHERE ticket_id = ${ticketId}`
-    yield* sql.withTransaction(recomputeOrganization(org.organization.id))
+    yield* sql.withTransaction(recomputeOrganization(org.organizationId))
   }).pipe(Effect.orDie)
 
 /** The stored views of the organization's tickets, as the domain reads them. */

@@ -28,14 +28,14 @@ const dueTickets = (count: number, minutes: number) =>
   Effect.gen(function* () {
     const org = yield* Fixtures.organization()
     yield* Effect.flatMap(SlaPolicies, (policies) =>
-      policies.create(org.organization.id, {
+      policies.create(org.organizationId, {
         name: "Fast",
         resolution_minutes: minutes,
         business_hours: false,
         pause_when_waiting_on_customer: false
       })
     )
-    return yield* createTickets(org.organization.id, org.ownerId, count, (i) => ({
+    return yield* createTickets(org.organizationId, org.ownerId, count, (i) => ({
       subject: `Ticket ${i}`,
       description: "Please resolve.",
       customerEmail: `customer-${i}@example.com`

@@ -120,7 +120,7 @@ export const updateTicket = (org: TicketOrg, id: number, body: Record<string, un
 export const upload = (org: TicketOrg, name: string, content = "hello") =>
   Effect.flatMap(PendingAttachments, (attachments) =>
     attachments.upload({
-      organizationId: org.organization.id,
+      organizationId: org.organizationId,
       caller: { _tag: "Person", userId: org.ownerId, tokenId: 0 },
       fileName: name,
       contentType: "text/plain",
@@ -130,14 +130,14 @@ export const upload = (org: TicketOrg, name: string, content = "hello") =>
 
 /** A tag of the organization. */
 export const tag = (org: TicketOrg, name: string, color = "") =>
-  Effect.flatMap(Tags, (tags) => tags.create(org.organization.id, color === "" ? { name } : { name, color })).pipe(
+  Effect.flatMap(Tags, (tags) => tags.create(org.organizationId, color === "" ? { name } : { name, color })).pipe(
     Effect.orDie
   )
 
 /** Another inbox of the organization. */
 export const inbox = (org: TicketOrg, name: string, emailPrefix: string) =>
   Effect.flatMap(Inboxes, (inboxes) =>
-    inboxes.create(org.organization.id, { name, email_prefix: emailPrefix } as never)
+    inboxes.create(org.organizationId, { name, email_prefix: emailPrefix } as never)
   ).pipe(Effect.orDie)
 
 /** A custom preset filter of the organization. */
@@ -148,7 +148,7 @@ export const presetFilter = (
   createdById: number | null = org.ownerId
 ) =>
   Effect.flatMap(PresetFilters, (filters) =>
-    filters.create(org.organization.id, {
+    filters.create(org.organizationId, {
       name: `Filter ${Math.random().toString(36).slice(2, 8)}`,
       criteria: { ...EMPTY_CRITERIA, ...criteria },
       visibility,

@@ -51,7 +51,7 @@ const tickets = (count: number) =>
   Effect.gen(function* () {
     const org = yield* Fixtures.organization()
     const caller: Caller = { _tag: "Person", userId: org.ownerId, tokenId: 0 }
-    const ids = yield* createTickets(org.organization.id, org.ownerId, count, (i) => ({
+    const ids = yield* createTickets(org.organizationId, org.ownerId, count, (i) => ({
       subject: `Ticket ${i}`,
       description: "Waiting for the customer.",
       customerEmail: `customer-${i}@example.com`
@@ -68,7 +68,7 @@ const dueSnoozedTickets = (count: number) =>
     const until = DateTime.unsafeMake(Date.now() + 3_600_000)
     const made = yield* tickets(count)
     const commands = yield* TicketCommands
-    yield* Effect.forEach(made.ids, (id) => commands.snooze(made.org.organization.id, made.caller, id, until), {
+    yield* Effect.forEach(made.ids, (id) => commands.snooze(made.org.organizationId, made.caller, id, until), {
       concurrency: 6,
       discard: true
     }).pipe(Effect.orDie)
@@ -169,7 +169,7 @@ suite("timers on two replicas", (it) => {
             Array.from({ length: 60 }, (_, i) => i),
             (i) =>
               attachments.upload({
-                organizationId: org.organization.id,
+                organizationId: org.organizationId,
                 caller,
                 fileName: `f${i}.txt`,
                 contentType: "text/plain",

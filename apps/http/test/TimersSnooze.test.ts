@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { ticketStreamId } from "@helpdesk/domain"
+import { OrganizationId, ticketStreamId } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
 import { SnoozeTimer, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
 import {
@@ -96,7 +96,7 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
       yield* snooze(org, t.id, second)
       const timer = yield* SnoozeTimer
       const fired = yield* timer.fire(
-        [{ ticketId: t.id, organizationId: String(org.organization.id), snoozedUntil: instant(first) }],
+        [{ ticketId: t.id, organizationId: org.organizationId, snoozedUntil: instant(first) }],
         instant(first, 1)
       )
       assert.deepStrictEqual(fired, { claimed: 1, acted: 0, failed: 0 })
@@ -104,7 +104,7 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
       assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
       // And a ticket of another organization than its row says is left alone (and reported).
       const other = yield* timer.fire(
-        [{ ticketId: t.id, organizationId: "0", snoozedUntil: instant(second) }],
+        [{ ticketId: t.id, organizationId: OrganizationId.make("0"), snoozedUntil: instant(second) }],
         instant(second, 1)
       )
       assert.deepStrictEqual(other, { claimed: 1, acted: 0, failed: 1 })

@@ -1,6 +1,7 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Layer, Stream } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
@@ -61,7 +62,11 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
     const sql = yield* SqlClient.SqlClient
 
     /** Streams the request's `file_upload` part into storage; other parts are read past and ignored. */
-    const receive = (request: HttpServerRequest.HttpServerRequest, organizationId: number, uploadTicketId?: number) =>
+    const receive = (
+      request: HttpServerRequest.HttpServerRequest,
+      organizationId: OrganizationId,
+      uploadTicketId?: number
+    ) =>
       Effect.gen(function* () {
         const mediaType = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase()
         if (mediaType !== "multipart/form-data") return yield* UnsupportedMediaType.of(mediaType ?? "")
@@ -126,7 +131,7 @@ export const AttachmentsLive = HttpApiBuilder.group(Api, "attachments", (handler
           const ticketId = parseIntegerId(path.ticket_id)
           if (ticketId === undefined) return yield* new NotFound()
           const tickets = yield* sql<{ one: number }>`
-            SELECT 1 AS one FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(scope.organizationId)}`.pipe(
+            SELECT 1 AS one FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${scope.organizationId}`.pipe(
             Effect.orDie
           )
           if (tickets.length === 0) return yield* new NotFound()

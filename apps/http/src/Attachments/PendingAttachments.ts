@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Config, Duration, Effect, Schema, type Stream } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { replicaSecret } from "../Database/ReplicaSecret.js"
@@ -34,7 +35,7 @@ export class AttachmentGone extends Schema.TaggedError<AttachmentGone>()("Attach
 
 /** A stored attachment row. */
 export interface AttachmentRecord extends ClaimedAttachment {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly ticketId: number | null
 }
 
@@ -53,7 +54,7 @@ interface AttachmentRow {
 
 const toRecord = (row: AttachmentRow): AttachmentRecord => ({
   id: row.id,
-  organizationId: Number(row.organizationId),
+  organizationId: OrganizationId.make(row.organizationId),
   name: row.name,
   size: Number(row.size),
   contentType: row.contentType,
@@ -83,7 +84,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
       yield* secret
 
       const upload = <E>(input: {
-        readonly organizationId: number
+        readonly organizationId: OrganizationId
         readonly caller: Caller
         readonly uploadTicketId?: number
         readonly fileName: string
@@ -128,7 +129,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
        * any bad id fails the whole claim with every problem named, and the transaction's rollback undoes it.
        */
       const claim = (input: {
-        readonly organizationId: number
+        readonly organizationId: OrganizationId
         readonly caller: Caller
         readonly ids: ReadonlyArray<string>
         readonly ticketId: number
@@ -179,7 +180,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
         )
 
       /** The attachments of a ticket, in upload order. */
-      const forTicket = (organizationId: number, ticketId: number) =>
+      const forTicket = (organizationId: OrganizationId, ticketId: number) =>
         sql<AttachmentRow>`
         SELECT id, organization_id, caller_key, name, size, content_type, upload_ticket_id, ticket_id, claimed_at,
                false AS expired
@@ -193,7 +194,7 @@ export class PendingAttachments extends Effect.Service<PendingAttachments>()(
        * An attachment of the organization that has not expired, with the ticket it was uploaded to (if any); undefined
        * when there is none (an id that is no UUID included).
        */
-      const find = (organizationId: number, attachmentId: string) =>
+      const find = (organizationId: OrganizationId, attachmentId: string) =>
         Schema.is(Schema.UUID)(attachmentId)
           ? sql<AttachmentRow>`
             SELECT id, organization_id, caller_key, name, size, content_type, upload_ticket_id, ticket_id, claimed_at,

@@ -1,3 +1,4 @@
+import { OrganizationId } from "@helpdesk/domain"
 import { Config, Deferred, Effect, Exit, Option, Schedule } from "effect"
 import pg from "pg"
 import { PgPool } from "../Database/PgPool.js"
@@ -26,7 +27,7 @@ const RECONNECT = Schedule.exponential("250 millis").pipe(Schedule.union(Schedul
 
 /** A caller's membership in an organization, as `OrganizationAccess` resolves a path's `{organization_id}`. */
 export interface Membership {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly role: Role
 }
 
@@ -34,7 +35,7 @@ export interface Membership {
 export type AuthChange =
   | { readonly _tag: "Token"; readonly hashHex: string }
   | { readonly _tag: "User"; readonly userId: number }
-  | { readonly _tag: "Organization"; readonly organizationId: number }
+  | { readonly _tag: "Organization"; readonly organizationId: OrganizationId }
   | { readonly _tag: "Everything" }
 
 /** The change a notification's payload names; anything unreadable forgets everything. */
@@ -42,7 +43,8 @@ export const parseChange = (payload: string): AuthChange => {
   const [kind, value = ""] = payload.split(":", 2)
   if (kind === "token" && /^[0-9a-f]{64}$/.test(value)) return { _tag: "Token", hashHex: value }
   if (kind === "user" && /^\d{1,18}$/.test(value)) return { _tag: "User", userId: Number(value) }
-  if (kind === "org" && /^\d{1,18}$/.test(value)) return { _tag: "Organization", organizationId: Number(value) }
+  if (kind === "org" && /^\d{1,18}$/.test(value))
+    return { _tag: "Organization", organizationId: OrganizationId.make(value) }
   return { _tag: "Everything" }
 }
 
@@ -52,7 +54,7 @@ interface Entry<A> {
   /** The person the entry depends on, if any. */
   readonly userId: number | null
   /** The organization the entry depends on, if any. */
-  readonly organizationId: number | null
+  readonly organizationId: OrganizationId | null
 }
 
 const dependsOn = (caller: Caller) =>
@@ -178,7 +180,7 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/Auth/
       map: LruMap<string, Entry<A>>,
       key: string,
       load: Effect.Effect<Option.Option<A>, E, R>,
-      depends: (value: A) => { readonly userId: number | null; readonly organizationId: number | null }
+      depends: (value: A) => { readonly userId: number | null; readonly organizationId: OrganizationId | null }
     ): Effect.Effect<Option.Option<A>, E, R> =>
       Effect.suspend(() => {
         const entry = map.get(key)

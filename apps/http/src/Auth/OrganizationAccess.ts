@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option } from "effect"
 import { NotFound, PermissionDenied } from "../Http/Errors.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -11,7 +12,7 @@ export const PUBLIC_ID_PATTERN = /^[-a-zA-Z0-9_]+$/
 
 /** The organization a request is scoped to, and the caller's role in it. */
 export interface OrganizationScope {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly publicId: string
   readonly role: Role
 }
@@ -49,7 +50,10 @@ export class OrganizationAccess extends Effect.Service<OrganizationAccess>()("@h
                 WHERE o.public_id = ${publicId} AND o.id = ${caller.organizationId}`
           ).pipe(
             Effect.map((rows) =>
-              Option.map(Option.fromNullable(rows[0]), (row) => ({ organizationId: Number(row.id), role: row.role }))
+              Option.map(Option.fromNullable(rows[0]), (row) => ({
+                organizationId: OrganizationId.make(String(row.id)),
+                role: row.role
+              }))
             )
           )
         )

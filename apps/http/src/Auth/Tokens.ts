@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Either, Option, Schema } from "effect"
-import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import { BigInt8, OrganizationIdColumn, Timestamptz } from "../Database/Columns.js"
 import { dieUndecodable, UndecodableRow } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -19,7 +20,7 @@ export const TokenRecord = Schema.Struct({
   id: Schema.Int,
   kind: TokenKind,
   userId: Schema.NullOr(Schema.Int),
-  organizationId: Schema.NullOr(Schema.Int),
+  organizationId: Schema.NullOr(OrganizationId),
   displayPrefix: Schema.String,
   name: Schema.String,
   createdAt: Timestamptz,
@@ -48,7 +49,7 @@ const TokenRow = Schema.Struct({
   ...TokenRecord.fields,
   id: BigInt8,
   userId: Schema.NullOr(BigInt8),
-  organizationId: Schema.NullOr(BigInt8)
+  organizationId: Schema.NullOr(OrganizationIdColumn)
 })
 
 /** A revoked row, with the hash under which its caller is cached. */
@@ -60,7 +61,7 @@ const TokenCheck = Schema.Struct({
   id: BigInt8,
   kind: TokenKind,
   userId: Schema.NullOr(BigInt8),
-  organizationId: Schema.NullOr(BigInt8),
+  organizationId: Schema.NullOr(OrganizationIdColumn),
   tokenHash: Schema.Uint8ArrayFromSelf,
   revokedAt: Schema.NullOr(Timestamptz)
 })
@@ -114,7 +115,7 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
       Request: Schema.Struct({
         kind: TokenKind,
         userId: Schema.NullOr(Schema.Number),
-        organizationId: Schema.NullOr(Schema.Number),
+        organizationId: Schema.NullOr(OrganizationId),
         tokenHash: Schema.Uint8ArrayFromSelf,
         displayPrefix: Schema.String,
         name: Schema.String
@@ -123,7 +124,11 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
       execute: (row) => sql`INSERT INTO api_tokens ${sql.insert(row)} RETURNING ${columns}`
     })
 
-    const insert = (kind: TokenSecret.TokenKind, owner: { userId?: number; organizationId?: number }, name: string) =>
+    const insert = (
+      kind: TokenSecret.TokenKind,
+      owner: { userId?: number; organizationId?: OrganizationId },
+      name: string
+    ) =>
       Effect.gen(function* () {
         const token = TokenSecret.generate(kind)
         const record = yield* insertRow({
@@ -141,7 +146,8 @@ export class Tokens extends Effect.Service<Tokens>()("@helpdesk/http/Auth/Tokens
     const issuePersonal = (userId: number, name = "") => insert("personal", { userId }, name)
 
     /** An integration token acting with the role `token` in one organization. */
-    const issueIntegration = (organizationId: number, name = "") => insert("integration", { organizationId }, name)
+    const issueIntegration = (organizationId: OrganizationId, name = "") =>
+      insert("integration", { organizationId }, name)
 
     const findByHash = SqlSchema.findOne({
       Request: Schema.Uint8ArrayFromSelf,

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import { BusinessHours, statusAt } from "../BusinessHours/BusinessHours.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -6,7 +7,7 @@ import { renderAutoReply } from "./AutoReplyTemplate.js"
 
 /** What a new customer ticket needs to know to be answered automatically. */
 export interface AutoReplyRequest {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly inboxId: number
   /** The ticket's creation instant: whether the organization is open is judged then. */
   readonly at: Date

@@ -1,3 +1,4 @@
+import type { OrganizationId } from "@helpdesk/domain"
 import { ALWAYS_OPEN, formatOpening, isOpenAt, nextOpenAfter, type Schedule } from "@helpdesk/schedule"
 import { Clock, Effect, Either, Option } from "effect"
 import { withSpan } from "../Observability/Spans.js"
@@ -57,9 +58,9 @@ const CACHE_SIZE = 1000
 export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/http/BusinessHours/BusinessHours", {
   effect: Effect.gen(function* () {
     const store = yield* BusinessHoursStore
-    const cache = new Map<number, { readonly version: number; readonly hours: CompiledBusinessHours }>()
+    const cache = new Map<OrganizationId, { readonly version: number; readonly hours: CompiledBusinessHours }>()
 
-    const remember = (organizationId: number, version: number, hours: CompiledBusinessHours) => {
+    const remember = (organizationId: OrganizationId, version: number, hours: CompiledBusinessHours) => {
       cache.delete(organizationId)
       if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!)
       cache.set(organizationId, { version, hours })
@@ -69,7 +70,7 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
      * The organization's compiled business hours (`ALWAYS_OPEN` when no schedule is saved), with its working
      * language. Dies when the organization does not exist: callers pass an id they have resolved.
      */
-    const compiledFor = (organizationId: number): Effect.Effect<CompiledBusinessHours> =>
+    const compiledFor = (organizationId: OrganizationId): Effect.Effect<CompiledBusinessHours> =>
       Effect.gen(function* () {
         const found = yield* store.findWithLanguage(organizationId)
         if (Option.isNone(found)) return yield* Effect.dieMessage(`No organization with id ${organizationId}`)
@@ -90,12 +91,12 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
 
     /** The organization's status at the current time of Effect's `Clock`. */
     const statusNow = (
-      organizationId: number
+      organizationId: OrganizationId
     ): Effect.Effect<OpeningStatus & { readonly hours: CompiledBusinessHours }> =>
       Effect.zipWith(compiledFor(organizationId), now, (hours, at) => ({ ...statusAt(hours, at), hours }))
 
     /** The business-hours resource of an organization. */
-    const view = (organizationId: number): Effect.Effect<BusinessHoursView> =>
+    const view = (organizationId: OrganizationId): Effect.Effect<BusinessHoursView> =>
       Effect.map(statusNow(organizationId), ({ hours, ...status }) => ({
         timezone: hours.timeZone,
         weekly_hours: hours.weeklyHours ?? {},
@@ -107,7 +108,7 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
      * compiled with them before it is stored.
      */
     const replace = (
-      organizationId: number,
+      organizationId: OrganizationId,
       change: ScheduleChange
     ): Effect.Effect<BusinessHoursView, InvalidBusinessHours> =>
       Effect.gen(function* () {

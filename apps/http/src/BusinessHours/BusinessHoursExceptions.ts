@@ -1,3 +1,4 @@
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Either, Option } from "effect"
 import * as Ordering from "../Http/Ordering.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -29,7 +30,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
     effect: Effect.gen(function* () {
       const store = yield* BusinessHoursStore
 
-      const lockSchedule = (organizationId: number): Effect.Effect<StoredSchedule, BusinessHoursNotSaved> =>
+      const lockSchedule = (organizationId: OrganizationId): Effect.Effect<StoredSchedule, BusinessHoursNotSaved> =>
         Effect.flatMap(store.findSchedule(organizationId, { forUpdate: true }), (found) =>
           Option.match(found, { onNone: () => Effect.fail(new BusinessHoursNotSaved()), onSome: Effect.succeed })
         )
@@ -50,11 +51,11 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
       const duplicate = () => new InvalidBusinessHours({ issues: [{ path: ["date"], message: DUPLICATE_DATE }] })
 
       /** One page of the organization's exceptions. */
-      const list = (organizationId: number, ordering: Ordering.Ordering<string>) =>
+      const list = (organizationId: OrganizationId, ordering: Ordering.Ordering<string>) =>
         store.pageOfExceptions(organizationId, ordering)
 
       /** One exception of the organization. */
-      const get = (organizationId: number, id: number) =>
+      const get = (organizationId: OrganizationId, id: number) =>
         Effect.flatMap(store.findException(organizationId, id), (found) =>
           Option.match(found, {
             onNone: () => Effect.fail(new BusinessHoursExceptionNotFound({ id })),
@@ -69,7 +70,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
        */
       const write = <E>(
         span: string,
-        organizationId: number,
+        organizationId: OrganizationId,
         body: Record<string, unknown>,
         base: (exceptions: ReadonlyArray<StoredException>) => Effect.Effect<StoredException | undefined, E>,
         save: (fields: ExceptionFields) => Effect.Effect<StoredException, DuplicateExceptionDate>
@@ -85,7 +86,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
         }).pipe(store.withTransaction, Effect.catchTag("SqlError", Effect.die), withSpan(span))
 
       /** Adds an exception from a wire body; refused before a schedule is saved. */
-      const create = (organizationId: number, body: Record<string, unknown>) =>
+      const create = (organizationId: OrganizationId, body: Record<string, unknown>) =>
         write(
           "BusinessHoursExceptions.create",
           organizationId,
@@ -95,7 +96,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
         )
 
       /** Applies a partial update from a wire body; the merged exception is checked as a whole. */
-      const update = (organizationId: number, id: number, body: Record<string, unknown>) =>
+      const update = (organizationId: OrganizationId, id: number, body: Record<string, unknown>) =>
         write(
           "BusinessHoursExceptions.update",
           organizationId,
@@ -110,7 +111,10 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
         )
 
       /** Deletes an exception. */
-      const remove = (organizationId: number, id: number): Effect.Effect<void, BusinessHoursExceptionNotFound> =>
+      const remove = (
+        organizationId: OrganizationId,
+        id: number
+      ): Effect.Effect<void, BusinessHoursExceptionNotFound> =>
         Effect.gen(function* () {
           const deleted = yield* store.deleteException(organizationId, id)
           if (!deleted) return yield* new BusinessHoursExceptionNotFound({ id })

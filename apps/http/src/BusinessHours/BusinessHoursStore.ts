@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option, Schema } from "effect"
 import { BigInt8, Jsonb } from "../Database/Columns.js"
 import * as Repository from "../Database/Repository.js"
@@ -66,7 +67,7 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
       const findLanguageAndSchedule = Repository.findOne({
         table: SCHEDULES,
         span: "BusinessHoursStore.findWithLanguage",
-        Request: Schema.Number,
+        Request: OrganizationId,
         Result: LanguageAndScheduleRow,
         execute: (organizationId) => sql`
         SELECT o.working_language, b.organization_id IS NOT NULL AS has_schedule, b.time_zone, b.weekly_hours, b.version
@@ -75,7 +76,7 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
       })
 
       /** The organization's working language and its saved schedule, if any (one query). */
-      const findWithLanguage = (organizationId: number) =>
+      const findWithLanguage = (organizationId: OrganizationId) =>
         Effect.map(findLanguageAndSchedule(organizationId), (row) =>
           row === undefined
             ? Option.none()
@@ -92,13 +93,13 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
         )
 
       /** The saved schedule; `forUpdate` locks it until the surrounding transaction ends. */
-      const findSchedule = (organizationId: number, options: { readonly forUpdate?: boolean } = {}) =>
+      const findSchedule = (organizationId: OrganizationId, options: { readonly forUpdate?: boolean } = {}) =>
         sql`
         SELECT time_zone, weekly_hours, version FROM business_hours WHERE organization_id = ${organizationId}
         ${options.forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(Repository.returning(SCHEDULES, ScheduleRow), Effect.orDie)
 
       /** Creates or replaces the schedule (exceptions stay), bumping its version. */
-      const saveSchedule = (organizationId: number, timeZone: string, weeklyHours: WeeklyHours) =>
+      const saveSchedule = (organizationId: OrganizationId, timeZone: string, weeklyHours: WeeklyHours) =>
         sql`
         INSERT INTO business_hours (organization_id, time_zone, weekly_hours)
         VALUES (${organizationId}, ${timeZone}, ${JSON.stringify(weeklyHours)}::jsonb)
@@ -107,14 +108,14 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
             version = business_hours.version + 1, updated_at = now()`.pipe(Effect.asVoid, Effect.orDie)
 
       /** Marks a change of the exceptions, so cached compiled schedules of older versions are not used. */
-      const bumpVersion = (organizationId: number) =>
+      const bumpVersion = (organizationId: OrganizationId) =>
         sql`UPDATE business_hours SET version = version + 1, updated_at = now() WHERE organization_id = ${organizationId}`.pipe(
           Effect.asVoid,
           Effect.orDie
         )
 
       const exceptionsOf = SqlSchema.findAll({
-        Request: Schema.Number,
+        Request: OrganizationId,
         Result: ExceptionRow,
         execute: (organizationId) => sql`
         SELECT ${exceptionColumns} FROM business_hours_exceptions
@@ -122,11 +123,11 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
       })
 
       /** Every exception of the organization, by date. */
-      const allExceptions = (organizationId: number): Effect.Effect<ReadonlyArray<StoredException>> =>
+      const allExceptions = (organizationId: OrganizationId): Effect.Effect<ReadonlyArray<StoredException>> =>
         exceptionsOf(organizationId).pipe(dieUndecodable(EXCEPTIONS), Effect.orDie)
 
       /** One page of exceptions in the requested order. */
-      const pageOfExceptions = (organizationId: number, ordering: Ordering.Ordering<string>) =>
+      const pageOfExceptions = (organizationId: OrganizationId, ordering: Ordering.Ordering<string>) =>
         Pagination.page(sql, {
           from: sql`business_hours_exceptions`,
           select: sql`SELECT ${exceptionColumns} FROM business_hours_exceptions`,
@@ -136,7 +137,7 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
         })
 
       /** One exception of the organization. */
-      const findException = (organizationId: number, id: number) =>
+      const findException = (organizationId: OrganizationId, id: number) =>
         sql`
         SELECT ${exceptionColumns} FROM business_hours_exceptions
         WHERE organization_id = ${organizationId} AND id = ${id}`.pipe(
@@ -158,7 +159,7 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
         )
 
       /** Inserts an exception; another one on the same date is `DuplicateExceptionDate`. */
-      const insertException = (organizationId: number, fields: ExceptionFields) =>
+      const insertException = (organizationId: OrganizationId, fields: ExceptionFields) =>
         sql`
         INSERT INTO business_hours_exceptions (organization_id, date, name, repeats_yearly, opens_at, closes_at)
         VALUES (${organizationId}, ${fields.date}::date, ${fields.name}, ${fields.repeats_yearly},
@@ -166,7 +167,7 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
         RETURNING ${exceptionColumns}`.pipe(written, uniqueViolation)
 
       /** Replaces an exception's fields; another one on the same date is `DuplicateExceptionDate`. */
-      const updateException = (organizationId: number, id: number, fields: ExceptionFields) =>
+      const updateException = (organizationId: OrganizationId, id: number, fields: ExceptionFields) =>
         sql`
         UPDATE business_hours_exceptions
         SET date = ${fields.date}::date, name = ${fields.name}, repeats_yearly = ${fields.repeats_yearly},
@@ -175,7 +176,7 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
         RETURNING ${exceptionColumns}`.pipe(written, uniqueViolation)
 
       /** Deletes an exception; false when there was none. */
-      const deleteException = (organizationId: number, id: number) =>
+      const deleteException = (organizationId: OrganizationId, id: number) =>
         sql`DELETE FROM business_hours_exceptions WHERE organization_id = ${organizationId} AND id = ${id} RETURNING id`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie

@@ -1,5 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Config, Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import { migrateBlobs } from "../Attachments/BlobMigration.js"
 import {
@@ -72,7 +73,7 @@ const findOrganization = (publicId: string) =>
       Effect.orDie
     )
     if (rows[0] === undefined) return yield* new CliError({ message: `No organization has the id "${publicId}".` })
-    return Number(rows[0].id)
+    return OrganizationId.make(String(rows[0].id))
   })
 
 const requireEmail = (email: string) =>

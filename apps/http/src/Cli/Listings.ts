@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option } from "effect"
 import { migrations } from "../Database/migrations/index.js"
 
@@ -25,7 +26,7 @@ export const listOrganizations = Effect.gen(function* () {
 }).pipe(Effect.orDie)
 
 /** Users (every one, or the members of one organization) with their memberships, by e-mail. */
-export const listUsers = (organizationId: Option.Option<number>) =>
+export const listUsers = (organizationId: Option.Option<OrganizationId>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const only = Option.getOrNull(organizationId)
@@ -51,7 +52,7 @@ export const listUsers = (organizationId: Option.Option<number>) =>
 /** Which tokens {@link listTokens} lists. */
 export type TokenFilter =
   | { readonly _tag: "All" }
-  | { readonly _tag: "Organization"; readonly id: number }
+  | { readonly _tag: "Organization"; readonly id: OrganizationId }
   | { readonly _tag: "User"; readonly email: string }
 
 /**

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { CustomerWire } from "../Customers/Api.js"
 import { CustomerOrdering } from "../Customers/Customers.js"
 import * as Pagination from "../Http/Pagination.js"
-import { OrganizationId, UuidId, uuidIdParam } from "../Http/PathParams.js"
+import { OrganizationPublicId, UuidId, uuidIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { Timestamp, UserRef, userRefWire } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
@@ -37,7 +37,7 @@ export const companyWire = (company: Company): typeof CompanyWire.Type => ({
   updated_at: company.updatedAt
 })
 
-const CompanyPath = Schema.Struct({ organization_id: OrganizationId, company_id: UuidId })
+const CompanyPath = Schema.Struct({ organization_id: OrganizationPublicId, company_id: UuidId })
 
 /** Companies as a directory resource: `/organizations/{organization_id}/companies/{company_id}/` (never deleted). */
 export const CompanyResource = Resource.make({

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, ParseResult, Schema } from "effect"
 import { Timestamptz } from "../Database/Columns.js"
 import * as Repository from "../Database/Repository.js"
@@ -65,14 +66,14 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       (organizationId, id: CompanyId) => sql`${select} WHERE c.organization_id = ${organizationId} AND c.id = ${id}`
     )
 
-    const requireMember = (organizationId: number, userId: number | null | undefined) =>
+    const requireMember = (organizationId: OrganizationId, userId: number | null | undefined) =>
       userId === null || userId === undefined
         ? Effect.void
         : sql`SELECT 1 FROM memberships WHERE organization_id = ${organizationId} AND user_id = ${userId}`.pipe(
             Effect.flatMap((rows) => (rows.length === 0 ? new AssigneeNotMember({ userId }) : Effect.void))
           )
 
-    const requireFreeDomains = (organizationId: number, companyId: string, domains: ReadonlyArray<string>) =>
+    const requireFreeDomains = (organizationId: OrganizationId, companyId: string, domains: ReadonlyArray<string>) =>
       domains.length === 0
         ? Effect.void
         : sql<{ readonly domain: string; readonly companyName: string }>`
@@ -84,7 +85,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
             Effect.flatMap((rows) => (rows.length === 0 ? Effect.void : new EmailDomainsTaken({ taken: rows })))
           )
 
-    const replaceDomains = (organizationId: number, companyId: string, domains: ReadonlyArray<string>) =>
+    const replaceDomains = (organizationId: OrganizationId, companyId: string, domains: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         yield* sql`DELETE FROM company_email_domains WHERE company_id = ${companyId}`
         if (domains.length > 0)
@@ -110,7 +111,10 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       })
 
     /** Creates a company. */
-    const create = (organizationId: number, input: CompanyCreate): Effect.Effect<Company, CompanyWriteError> => {
+    const create = (
+      organizationId: OrganizationId,
+      input: CompanyCreate
+    ): Effect.Effect<Company, CompanyWriteError> => {
       const id = CompanyId.make(randomUUID())
       return Effect.gen(function* () {
         yield* requireMember(organizationId, input.default_assignee_id)
@@ -130,7 +134,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
     }
 
     /** Applies changes; `email_domains` replaces the whole list. */
-    const update = (organizationId: number, id: CompanyId, changes: CompanyUpdate) =>
+    const update = (organizationId: OrganizationId, id: CompanyId, changes: CompanyUpdate) =>
       Effect.gen(function* () {
         const current = yield* sql`
           SELECT 1 FROM companies WHERE organization_id = ${organizationId} AND id = ${id} FOR UPDATE`
@@ -152,7 +156,7 @@ export class Companies extends Effect.Service<Companies>()("@helpdesk/http/Compa
       }).pipe(write("Companies.update", changes.name, changes.email_domains))
 
     /** The organization's companies whose name matches every search term, one page in the requested order. */
-    const list = (organizationId: number, options: Repository.Search) => {
+    const list = (organizationId: OrganizationId, options: Repository.Search) => {
       const where = Repository.everyTerm(
         sql,
         sql`c.organization_id = ${organizationId}`,

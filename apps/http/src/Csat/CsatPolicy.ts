@@ -17,7 +17,7 @@ export class CsatPolicy extends Effect.Service<CsatPolicy>()("@helpdesk/http/Csa
     const offerSurvey: TicketPolicy = ({ state: ticket, events }) =>
       Effect.gen(function* () {
         if (ticket._tag !== "Ticket" || !surveyDue(ticket, events)) return
-        const organizationId = Number(ticket.organizationId)
+        const organizationId = ticket.organizationId
         const link = yield* surveys.offer(organizationId, ticket.id)
         if (link === undefined) return
         yield* outbox.enqueue({

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Config, Effect } from "effect"
 import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -7,7 +8,7 @@ import { generateSurveyToken, hashSurveyToken, isSurveyToken } from "./CsatToken
 /** A survey found by its token. */
 export interface CsatSurvey {
   readonly id: number
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly organizationName: string
   readonly ticketId: number
   readonly answeredAt: Date | null
@@ -36,7 +37,7 @@ export class CsatSurveys extends Effect.Service<CsatSurveys>()("@helpdesk/http/C
      * Opens the ticket's survey when the organization asks for surveys and the ticket has none yet; answers the
      * link to send, or `undefined`.
      */
-    const offer = (organizationId: number, ticketId: number) =>
+    const offer = (organizationId: OrganizationId, ticketId: number) =>
       Effect.gen(function* () {
         const token = generateSurveyToken()
         const rows = yield* sql<{ readonly id: string }>`
@@ -61,7 +62,7 @@ export class CsatSurveys extends Effect.Service<CsatSurveys>()("@helpdesk/http/C
                 ? undefined
                 : {
                     id: Number(row.id),
-                    organizationId: Number(row.organizationId),
+                    organizationId: OrganizationId.make(row.organizationId),
                     organizationName: row.organizationName,
                     ticketId: Number(row.ticketId),
                     answeredAt: row.answeredAt

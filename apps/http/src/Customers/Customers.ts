@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, ParseResult, Schema } from "effect"
 import { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { CompanyId } from "../Companies/CompanyId.js"
@@ -95,14 +96,14 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
     const findOneByEmail = Repository.findOne({
       table: "customers",
       span: "Customers.findByEmail",
-      Request: Schema.Struct({ organizationId: Schema.Number, emailKey: Schema.String }),
+      Request: Schema.Struct({ organizationId: OrganizationId, emailKey: Schema.String }),
       Result: CustomerRow,
       execute: ({ organizationId, emailKey }) =>
         sql`${select} WHERE c.organization_id = ${organizationId} AND c.email_key = ${emailKey}`
     })
 
     /** The customer with this e-mail address (compared ignoring case) in the organization, or undefined. */
-    const findByEmail = (organizationId: number, email: string): Effect.Effect<Customer | undefined> =>
+    const findByEmail = (organizationId: OrganizationId, email: string): Effect.Effect<Customer | undefined> =>
       findOneByEmail({ organizationId, emailKey: customerEmailKey(email) })
 
     /**
@@ -111,7 +112,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
      * first); `name` is cut to 255 characters. Runs inside the caller's transaction when there is one.
      */
     const findOrCreateByEmail = (
-      organizationId: number,
+      organizationId: OrganizationId,
       input: { readonly email: string; readonly name?: string | undefined }
     ): Effect.Effect<Customer> => {
       const email = normalizeCustomerEmail(input.email)
@@ -131,7 +132,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
       }).pipe(Effect.orDie, withSpan("Customers.findOrCreateByEmail"))
     }
 
-    const requireCompany = (organizationId: number, companyId: string) =>
+    const requireCompany = (organizationId: OrganizationId, companyId: string) =>
       sql`SELECT 1 FROM companies WHERE organization_id = ${organizationId} AND id = ${companyId}`.pipe(
         Effect.flatMap((rows) => (rows.length === 0 ? new CompanyNotFound({ id: companyId }) : Effect.void))
       )
@@ -145,7 +146,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
 
     /** Creates a customer. */
     const create = (
-      organizationId: number,
+      organizationId: OrganizationId,
       input: CustomerCreate
     ): Effect.Effect<Customer, CustomerEmailTaken | CompanyNotFound | ManagerWithoutCompany> => {
       const email = normalizeCustomerEmail(input.email)
@@ -171,7 +172,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
      * Applies changes. Moving a customer to another company, or out of any, ends their being a manager unless the
      * same request says otherwise; `is_company_manager: true` needs a company.
      */
-    const update = (organizationId: number, id: CustomerId, changes: CustomerUpdate) =>
+    const update = (organizationId: OrganizationId, id: CustomerId, changes: CustomerUpdate) =>
       Effect.gen(function* () {
         const rows = yield* sql<{
           readonly name: string
@@ -210,7 +211,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
 
     /** The organization's customers passing the filter, one page in the requested order. */
     const list = (
-      organizationId: number,
+      organizationId: OrganizationId,
       options: CustomerFilter & { readonly ordering: Ordering.Ordering<string> }
     ) => {
       const where = sql.and([

@@ -1,3 +1,4 @@
+import { OrganizationId } from "@helpdesk/domain"
 import { Schema } from "effect"
 
 /**
@@ -13,3 +14,13 @@ export const Timestamptz = Schema.DateFromSelf
 
 /** A `jsonb` column holding `schema`: parsed by the driver, or its text where a driver leaves it unparsed. */
 export const Jsonb = <A, I>(schema: Schema.Schema<A, I>) => Schema.Union(schema, Schema.parseJson(schema))
+
+/**
+ * A `bigint` column holding an organization's id (`organizations.id`, `organization_id`), read as the domain's
+ * {@link OrganizationId}: its decimal string, whichever way the driver reads int8.
+ */
+export const OrganizationIdColumn: Schema.Schema<OrganizationId, string | number> = Schema.transform(
+  Schema.Union(Schema.String.pipe(Schema.pattern(/^\d+$/)), Schema.Int),
+  OrganizationId,
+  { strict: true, decode: (id) => String(id), encode: (id) => id }
+)

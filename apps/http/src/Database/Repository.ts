@@ -1,4 +1,5 @@
 import { type SqlClient, type SqlError, SqlSchema, type Statement } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Array as Arr, Effect, Option, Predicate, Schema } from "effect"
 import type { Ordering } from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -67,13 +68,13 @@ export const table = <A, AI>(table: string, schema: Schema.Schema<A, AI>) => ({
   schema,
   findById: <Id>(
     span: string,
-    select: (organizationId: number, id: Id) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
-  ): ((organizationId: number, id: Id) => Effect.Effect<A | undefined>) => {
+    select: (organizationId: OrganizationId, id: Id) => Effect.Effect<ReadonlyArray<unknown>, SqlError.SqlError>
+  ): ((organizationId: OrganizationId, id: Id) => Effect.Effect<A | undefined>) => {
     // Ids are typed by `select`; they reach the statement as they are.
     const find = findOne({
       table,
       span,
-      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Any }),
+      Request: Schema.Struct({ organizationId: Schema.typeSchema(OrganizationId), id: Schema.Any }),
       Result: schema,
       execute: ({ organizationId, id }) => select(organizationId, id as Id)
     })
@@ -120,7 +121,7 @@ export const orNotFound =
 export const deleteById = <N>(
   sql: SqlClient.SqlClient,
   table: string,
-  organizationId: number,
+  organizationId: OrganizationId,
   id: number | string,
   notFound: () => N
 ): Effect.Effect<void, N | SqlError.SqlError> =>

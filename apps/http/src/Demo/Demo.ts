@@ -1,3 +1,4 @@
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Schema } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { Tokens } from "../Auth/Tokens.js"
@@ -61,7 +62,12 @@ const TICKETS = [
  * Demo tickets and their messages, written through the same ticket commands as the API, as the customer and as the
  * owner (`caller`): a customer's ticket creates no mail of its own, and the owner's answer is one reply.
  */
-const createTickets = (organizationId: number, caller: Caller, customerIds: ReadonlyArray<number>, inboxId: number) =>
+const createTickets = (
+  organizationId: OrganizationId,
+  caller: Caller,
+  customerIds: ReadonlyArray<number>,
+  inboxId: number
+) =>
   Effect.gen(function* () {
     const commands = yield* TicketCommands
     const ids: Array<number> = []
@@ -222,7 +228,7 @@ export const createDemo = (options: {
 
     const baseUrl = options.baseUrl ?? "http://127.0.0.1:3000"
     return {
-      organization: { id: organization.id, public_id: organization.publicId, name: organization.name },
+      organization: { id: Number(organization.id), public_id: organization.publicId, name: organization.name },
       owner: { id: owner.id, email: owner.email },
       token: { id: token.id, kind: token.kind, token: token.token },
       inboxes: [support.id, billing.id],

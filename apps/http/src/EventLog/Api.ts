@@ -1,13 +1,13 @@
 import { HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import * as Endpoint from "../Http/Endpoint.js"
-import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
+import { IntegerId, OrganizationPath, OrganizationPublicId } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import * as Resource from "../Http/Resource.js"
 import { EventWire } from "./EventWire.js"
 import { FEED_DEFAULT_PAGE_SIZE, FEED_MAX_PAGE_SIZE, FEED_MAX_WAIT_SECONDS } from "./FeedQuery.js"
 
-const TicketEventsPath = Schema.Struct({ organization_id: OrganizationId, ticket_id: IntegerId })
+const TicketEventsPath = Schema.Struct({ organization_id: OrganizationPublicId, ticket_id: IntegerId })
 
 /** An event of the feed: the event and the cursor that resumes after it. */
 export const FeedEventWire = Schema.Struct({

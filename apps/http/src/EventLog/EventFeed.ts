@@ -1,4 +1,4 @@
-import type { GlobalCheckpoint } from "@helpdesk/domain"
+import type { GlobalCheckpoint, OrganizationId } from "@helpdesk/domain"
 import { Duration, Effect } from "effect"
 import { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -16,7 +16,7 @@ export interface FeedPage {
 
 /** What a feed read asks for. */
 export interface FeedRequest {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly after: GlobalCheckpoint
   readonly limit: number
   /** Only these event types (absent: all). */
@@ -66,7 +66,7 @@ export class EventFeed extends Effect.Service<EventFeed>()("@helpdesk/http/Event
       )
 
     /** Where the organization's log ends now (`PostgresEventStore.head`): every event that shows later is after it. */
-    const end = (organizationId: number): Effect.Effect<GlobalCheckpoint> => store.head({ organizationId })
+    const end = (organizationId: OrganizationId): Effect.Effect<GlobalCheckpoint> => store.head({ organizationId })
 
     /**
      * The next page after `request.after`. With a `wait`, an empty answer waits for events, looking every

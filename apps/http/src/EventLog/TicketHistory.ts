@@ -1,4 +1,10 @@
-import { describeTicketHistory, type FieldChange, fromRecordedEvents, ticketStreamId } from "@helpdesk/domain"
+import {
+  describeTicketHistory,
+  type FieldChange,
+  fromRecordedEvents,
+  type OrganizationId,
+  ticketStreamId
+} from "@helpdesk/domain"
 import { Effect, Either, Option } from "effect"
 import { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -36,7 +42,7 @@ export class TicketHistory extends Effect.Service<TicketHistory>()("@helpdesk/ht
 
     /** The ticket's history as the reader may see it; none when the organization has no such ticket. */
     const of = (
-      organizationId: number,
+      organizationId: OrganizationId,
       ticketId: number,
       visibility: Visibility
     ): Effect.Effect<Option.Option<ReadonlyArray<HistoryEntry>>> =>
@@ -47,7 +53,7 @@ export class TicketHistory extends Effect.Service<TicketHistory>()("@helpdesk/ht
         if (Either.isLeft(decoded)) return yield* Effect.die(decoded.left)
         const events = decoded.right
         const first = events[0]
-        if (first?._tag !== "TicketCreated" || first.organizationId !== String(organizationId)) return Option.none()
+        if (first?._tag !== "TicketCreated" || first.organizationId !== organizationId) return Option.none()
         const described = describeTicketHistory(events)
         const entries: Array<HistoryEntry> = []
         recorded.forEach((event, i) => {

@@ -5,6 +5,7 @@ import {
   type GlobalCheckpoint,
   GlobalCheckpointStart,
   type GlobalLogBatch,
+  type OrganizationId,
   type RecordedEvent,
   type StreamAppend,
   StreamClosed,
@@ -21,7 +22,7 @@ import { type AppendContext, eventsFor, InlineProjections } from "./InlineProjec
 /** What a reader of the global log narrows it to (every field optional: absent means no narrowing). */
 export interface GlobalLogFilter {
   /** Only events of this organization's streams (`hd_events.organization_id`, migration 0096). */
-  readonly organizationId?: number
+  readonly organizationId?: OrganizationId
   /** Only events of these types. */
   readonly types?: ReadonlyArray<string>
 }
@@ -257,7 +258,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
        * Where the global log (narrowed to one organization's events) ends now: the checkpoint of its last event
        * that no running transaction can precede, or the start. Every event that shows later sorts after it.
        */
-      const head = (filter: { readonly organizationId?: number } = {}): Effect.Effect<GlobalCheckpoint> =>
+      const head = (filter: { readonly organizationId?: OrganizationId } = {}): Effect.Effect<GlobalCheckpoint> =>
         sql<{ transactionId: string; globalPosition: string }>`
         SELECT transaction_id, global_position FROM hd_events
         WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())${

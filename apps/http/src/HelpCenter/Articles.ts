@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
@@ -39,7 +40,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
 
     /** The organization's articles, optionally of one collection or one status, for `Pagination.paginate`. */
     const list = (
-      organizationId: number,
+      organizationId: OrganizationId,
       options: {
         readonly collection?: number | undefined
         readonly status?: ArticleStatus | undefined
@@ -61,32 +62,32 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
     }
 
     const findOne = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: Schema.Number, id: Schema.Number }),
+      Request: Schema.Struct({ organizationId: OrganizationId, id: Schema.Number }),
       Result: ArticleModel,
       execute: ({ organizationId, id }) => sql`${select} WHERE a.id = ${id} AND a.organization_id = ${organizationId}`
     })
 
     /** The article with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: number): Effect.Effect<ArticleModel | undefined> =>
+    const findById = (organizationId: OrganizationId, id: number): Effect.Effect<ArticleModel | undefined> =>
       findOne({ organizationId, id }).pipe(
         Effect.map(Option.getOrUndefined),
         Effect.orDie,
         withSpan("Articles.findById")
       )
 
-    const find = (organizationId: number, id: number) =>
+    const find = (organizationId: OrganizationId, id: number) =>
       Effect.flatMap(findById(organizationId, id), (found) =>
         found === undefined ? Effect.fail(new ArticleNotFound({ id })) : Effect.succeed(found)
       )
 
-    const requireCollection = (organizationId: number, id: number) =>
+    const requireCollection = (organizationId: OrganizationId, id: number) =>
       Effect.flatMap(
         sql`SELECT 1 FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`,
         (rows) => (rows.length === 0 ? Effect.fail(new UnknownCollection({ field: "collection", id })) : Effect.void)
       )
 
     /** Creates an article in a collection of the organization; a blank slug is generated from the title. */
-    const create = (organizationId: number, input: ArticleCreate) =>
+    const create = (organizationId: OrganizationId, input: ArticleCreate) =>
       Effect.gen(function* () {
         yield* lockPortal(sql, organizationId)
         yield* requireCollection(organizationId, input.collection)
@@ -120,7 +121,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
       }).pipe(Effect.catchTag("ArticleNotFound", Effect.die), Repository.write("Articles.create", { transaction: sql }))
 
     /** Changes an article; moving it to another collection without a position puts it last there. */
-    const update = (organizationId: number, id: number, changes: ArticleUpdate) =>
+    const update = (organizationId: OrganizationId, id: number, changes: ArticleUpdate) =>
       Effect.gen(function* () {
         yield* lockPortal(sql, organizationId)
         const current = yield* find(organizationId, id)
@@ -159,7 +160,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
       }).pipe(Repository.write("Articles.update", { transaction: sql }))
 
     /** Deletes an article of the organization. */
-    const remove = (organizationId: number, id: number) =>
+    const remove = (organizationId: OrganizationId, id: number) =>
       Effect.gen(function* () {
         yield* lockPortal(sql, organizationId)
         yield* find(organizationId, id)

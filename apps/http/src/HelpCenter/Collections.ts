@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
@@ -28,8 +29,8 @@ export const CollectionOrdering = Ordering.make({
 /** Which embedded articles the tree shows: all, only published ones, or only unpublished ones. */
 export type ArticleSelection = "all" | "published" | "unpublished"
 
-const InOrganization = Schema.Struct({ organizationId: Schema.Number })
-const OneInOrganization = Schema.Struct({ organizationId: Schema.Number, id: Schema.Number })
+const InOrganization = Schema.Struct({ organizationId: OrganizationId })
+const OneInOrganization = Schema.Struct({ organizationId: OrganizationId, id: Schema.Number })
 const ParentRow = Schema.Struct({ id: Schema.NumberFromString, parentId: Schema.NullOr(Schema.NumberFromString) })
 
 /** Help-center collections of organizations: the flat list, the tree, and writes that keep the tree a tree. */
@@ -39,7 +40,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
     const sql = yield* SqlClient.SqlClient
 
     /** The organization's collections, as a count and a page fetch for `Pagination.paginate`. */
-    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
+    const list = (organizationId: OrganizationId, options: { readonly ordering: Ordering.Ordering<string> }) =>
       Pagination.page(sql, {
         from: sql`hc_collections c`,
         select: sql`SELECT c.* FROM hc_collections c`,
@@ -56,14 +57,14 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
     })
 
     /** The collection with this id in the organization, or undefined. */
-    const findById = (organizationId: number, id: number): Effect.Effect<CollectionModel | undefined> =>
+    const findById = (organizationId: OrganizationId, id: number): Effect.Effect<CollectionModel | undefined> =>
       findOne({ organizationId, id }).pipe(
         Effect.map(Option.getOrUndefined),
         Effect.orDie,
         withSpan("Collections.findById")
       )
 
-    const find = (organizationId: number, id: number) =>
+    const find = (organizationId: OrganizationId, id: number) =>
       Effect.flatMap(findById(organizationId, id), (found) =>
         found === undefined ? Effect.fail(new CollectionNotFound({ id })) : Effect.succeed(found)
       )
@@ -76,7 +77,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
 
     const embeddedArticles = SqlSchema.findAll({
       Request: Schema.Struct({
-        organizationId: Schema.Number,
+        organizationId: OrganizationId,
         selection: Schema.Literal("all", "published", "unpublished")
       }),
       Result: ArticleSummaryModel,
@@ -91,7 +92,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
      * The organization's collections nested by parent, each level ordered by position then id. With
      * `articles`, each node embeds its articles (ordered the same way), filtered by publication status.
      */
-    const tree = (organizationId: number, articles: ArticleSelection | undefined) =>
+    const tree = (organizationId: OrganizationId, articles: ArticleSelection | undefined) =>
       Effect.gen(function* () {
         const collections = yield* allCollections({ organizationId })
         const embedded =
@@ -106,7 +107,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
         sql`SELECT id, parent_id FROM hc_collections WHERE organization_id = ${organizationId}`
     })
 
-    const checkParent = (organizationId: number, id: number | undefined, parent: number | null) =>
+    const checkParent = (organizationId: OrganizationId, id: number | undefined, parent: number | null) =>
       Effect.gen(function* () {
         const parents = new Map(
           (yield* Effect.orDie(parentRows({ organizationId }))).map((r) => [r.id, r.parentId] as const)
@@ -118,7 +119,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
       })
 
     /** Creates a collection; a blank slug is generated from the name; without position it goes last. */
-    const create = (organizationId: number, input: CollectionCreate) =>
+    const create = (organizationId: OrganizationId, input: CollectionCreate) =>
       Effect.gen(function* () {
         const portal = yield* lockPortal(sql, organizationId)
         const parent = input.parent ?? null
@@ -151,7 +152,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
       )
 
     /** Changes a collection; a new parent must keep the tree a tree. A moved collection without position goes last. */
-    const update = (organizationId: number, id: number, changes: CollectionUpdate) =>
+    const update = (organizationId: OrganizationId, id: number, changes: CollectionUpdate) =>
       Effect.gen(function* () {
         yield* lockPortal(sql, organizationId)
         const current = yield* find(organizationId, id)
@@ -186,7 +187,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
       }).pipe(Repository.write("Collections.update", { transaction: sql }))
 
     /** Deletes an empty collection; one with sub-collections or articles is refused. */
-    const remove = (organizationId: number, id: number) =>
+    const remove = (organizationId: OrganizationId, id: number) =>
       Effect.gen(function* () {
         yield* lockPortal(sql, organizationId)
         yield* find(organizationId, id)

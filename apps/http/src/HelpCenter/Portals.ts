@@ -1,4 +1,5 @@
 import type { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 
 /**
@@ -10,7 +11,7 @@ import { Effect } from "effect"
  */
 
 /** Creates the organization's portal when missing and locks it for the current transaction; returns its id. */
-export const lockPortal = (sql: SqlClient.SqlClient, organizationId: number) =>
+export const lockPortal = (sql: SqlClient.SqlClient, organizationId: OrganizationId) =>
   Effect.gen(function* () {
     yield* sql`INSERT INTO hc_portals (organization_id) VALUES (${organizationId}) ON CONFLICT (organization_id) DO NOTHING`
     const rows = yield* sql<{ readonly id: string }>`
@@ -19,7 +20,7 @@ export const lockPortal = (sql: SqlClient.SqlClient, organizationId: number) =>
   })
 
 /** The organization's portal id, creating the portal when missing. */
-export const ensurePortal = (sql: SqlClient.SqlClient, organizationId: number) =>
+export const ensurePortal = (sql: SqlClient.SqlClient, organizationId: OrganizationId) =>
   Effect.gen(function* () {
     const rows = yield* sql<{ readonly id: string }>`
       INSERT INTO hc_portals (organization_id) VALUES (${organizationId})

@@ -1,4 +1,5 @@
 import type { SqlClient, SqlError } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import * as Fields from "../Http/Fields.js"
 import { ITEM_KINDS, type ItemKind } from "./Kinds.js"
@@ -18,7 +19,7 @@ export const positionField = Fields.optional(Fields.integer({ minimum: 0, maximu
 export const nextPosition = (
   sql: SqlClient.SqlClient,
   kind: ItemKind,
-  organizationId: number,
+  organizationId: OrganizationId,
   parent: number | null
 ): Effect.Effect<number, SqlError.SqlError> => {
   const { table, parentColumn: column } = ITEM_KINDS[kind]
@@ -37,7 +38,7 @@ export const nextPosition = (
 export const placement = (
   sql: SqlClient.SqlClient,
   kind: ItemKind,
-  organizationId: number,
+  organizationId: OrganizationId,
   options: { readonly position: number | undefined; readonly movedTo?: { readonly parent: number | null } }
 ): Effect.Effect<number | undefined, SqlError.SqlError> =>
   options.position !== undefined

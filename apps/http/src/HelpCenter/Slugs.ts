@@ -1,4 +1,5 @@
 import type { SqlClient, SqlError } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import { SlugTaken } from "./Errors.js"
 import { ITEM_KINDS, type ItemKind } from "./Kinds.js"
@@ -52,7 +53,7 @@ export const claimSlug = (
   sql: SqlClient.SqlClient,
   options: {
     readonly kind: ItemKind
-    readonly organizationId: number
+    readonly organizationId: OrganizationId
     readonly wanted: string
     readonly text: string
     readonly exceptId?: number | undefined

@@ -5,12 +5,12 @@ import { NotFound } from "./Errors.js"
  * `{organization_id}`: the organization's `public_id`. Declared as a plain string so HttpApi never answers 400
  * for it; `OrganizationAccess.require` turns a malformed or unknown id into 404.
  */
-export const OrganizationId = Schema.String.annotations({
+export const OrganizationPublicId = Schema.String.annotations({
   jsonSchema: { type: "string", pattern: "^[-a-zA-Z0-9_]+$", description: "The organization's `public_id`." }
 })
 
 /** Path of endpoints under `/organizations/{organization_id}/`. */
-export const OrganizationPath = Schema.Struct({ organization_id: OrganizationId })
+export const OrganizationPath = Schema.Struct({ organization_id: OrganizationPublicId })
 
 /** An integer id in a path (`{pk}`, `{ticket_id}`); parse with {@link parseIntegerId}, anything else is 404. */
 export const IntegerId = Schema.String.annotations({ jsonSchema: { type: "integer", minimum: 1 } })

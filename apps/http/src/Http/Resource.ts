@@ -6,6 +6,7 @@ import {
   type HttpServerRequest,
   OpenApi
 } from "@effect/platform"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Schema } from "effect"
 import type { CurrentCaller } from "../Auth/CurrentCaller.js"
 import { OrganizationAccess, type OrganizationScope } from "../Auth/OrganizationAccess.js"
@@ -15,7 +16,7 @@ import { type Doc, documented } from "./Documented.js"
 import { NotFound, type PermissionDenied, type ValidationError, Wire } from "./Errors.js"
 import type * as Ordering from "./Ordering.js"
 import * as Pagination from "./Pagination.js"
-import { type ItemId, OrganizationId, OrganizationPath } from "./PathParams.js"
+import { type ItemId, OrganizationPath, OrganizationPublicId } from "./PathParams.js"
 import type * as Query from "./Query.js"
 import * as RequestBody from "./RequestBody.js"
 import { created, noContent } from "./Responses.js"
@@ -235,7 +236,7 @@ export const endpoints = <S extends AnySpec>(spec: S) => {
   type Update = NonNullable<S["wire"]["update"]>
   const collection = `/organizations/:organization_id/${spec.path.segment}/` as const
   const member = `${collection}:${spec.path.id.param}/` as const
-  const ItemPath = Schema.Struct({ organization_id: OrganizationId }).pipe(
+  const ItemPath = Schema.Struct({ organization_id: OrganizationPublicId }).pipe(
     Schema.extend(
       Schema.Struct({ [spec.path.id.param]: spec.path.id.schema } as { [K in IdParam]: Schema.Schema<string> })
     )
@@ -334,14 +335,14 @@ export const guarded = <Id extends string, Endpoints extends HttpApiEndpoint.Htt
  * returns (the model by default).
  */
 export interface Repository<M extends { readonly id: Id }, Id, C, U, Query, E, CM extends { readonly id: Id } = M> {
-  readonly findById: (organizationId: number, id: Id) => Effect.Effect<M | undefined, never, CurrentCaller>
+  readonly findById: (organizationId: OrganizationId, id: Id) => Effect.Effect<M | undefined, never, CurrentCaller>
   readonly list: (
-    organizationId: number,
+    organizationId: OrganizationId,
     query: Query & { readonly ordering: Ordering.Ordering<string> }
   ) => Pagination.PagedQuery<M, never, CurrentCaller>
-  readonly create: (organizationId: number, input: C) => Effect.Effect<CM, E, CurrentCaller>
-  readonly update?: (organizationId: number, id: Id, changes: U) => Effect.Effect<M, E, CurrentCaller>
-  readonly remove?: (organizationId: number, id: Id) => Effect.Effect<void, E, CurrentCaller>
+  readonly create: (organizationId: OrganizationId, input: C) => Effect.Effect<CM, E, CurrentCaller>
+  readonly update?: (organizationId: OrganizationId, id: Id, changes: U) => Effect.Effect<M, E, CurrentCaller>
+  readonly remove?: (organizationId: OrganizationId, id: Id) => Effect.Effect<void, E, CurrentCaller>
 }
 
 /** A refusal of a check: 400, 403 or 404 in the documented shapes. */
@@ -430,7 +431,7 @@ export const handlers = <
     const createdToWire = spec.wire.created?.toWire ?? ((model: CM) => toWire(model as unknown as M) as unknown as R)
 
     // A malformed id names nothing: 404, as an unknown one.
-    const existing = (organizationId: number, segment: string) =>
+    const existing = (organizationId: OrganizationId, segment: string) =>
       Effect.gen(function* () {
         const id = spec.path.id.parse(segment)
         const item = id === undefined ? undefined : yield* repository.findById(organizationId, id)

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { MarkSpam, systemActor, type Ticket } from "@helpdesk/domain"
+import { MarkSpam, type OrganizationId, systemActor, type Ticket } from "@helpdesk/domain"
 import { Data, DateTime, Effect, Layer, Schedule, Stream } from "effect"
 import { BlobStore, BlobStoreLive } from "../Attachments/BlobStore.js"
 import { isRefusedContentType, sniffMarkup } from "../Attachments/ContentSniffing.js"
@@ -40,7 +40,7 @@ export interface InboundOutcome {
 /** An inbound mail to file: the raw source, the organization and inbox it is for, and what the envelope said. */
 export interface InboundDelivery {
   readonly raw: Uint8Array
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   /** The inbox the envelope's recipient named (SMTP); else the message's recipients decide. */
   readonly inboxId?: number | undefined
   /** `MAIL FROM:<>`: only bounces and auto-replies come with the null sender. */
@@ -51,7 +51,7 @@ export interface InboundDelivery {
 class DuplicateDelivery extends Data.TaggedError("DuplicateDelivery")<{}> {}
 
 /** Who inbound mail's attachments are uploaded and claimed as: no token has the id 0. */
-const inboundCaller = (organizationId: number): Caller => ({ _tag: "Integration", organizationId, tokenId: 0 })
+const inboundCaller = (organizationId: OrganizationId): Caller => ({ _tag: "Integration", organizationId, tokenId: 0 })
 
 const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB (${bytes.toLocaleString("en")} bytes)`
 
@@ -75,7 +75,7 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
     const attachments = yield* PendingAttachments
     const blobs = yield* BlobStore
 
-    const recorded = (organizationId: number, messageId: string | undefined) =>
+    const recorded = (organizationId: OrganizationId, messageId: string | undefined) =>
       messageId === undefined
         ? Effect.succeed(undefined)
         : sql<{
@@ -197,7 +197,7 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
         { discard: true }
       )
 
-    const storeAttachments = (organizationId: number, message: InboundMessage) =>
+    const storeAttachments = (organizationId: OrganizationId, message: InboundMessage) =>
       Effect.forEach(message.attachments, (attachment) =>
         attachments
           .upload({

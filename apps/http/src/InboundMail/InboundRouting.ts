@@ -1,11 +1,12 @@
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import { inboxEmailDomain } from "../Inboxes/EmailPrefix.js"
 import { normalizeAddress } from "./InboundMessage.js"
 
 /** Where an inbound mail goes: an organization, and the inbox its recipient names (`undefined`: the default). */
 export interface InboundTarget {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly inboxId: number | undefined
 }
 
@@ -17,7 +18,7 @@ export interface ThreadMatch {
 
 /** A mail the service sent (an outbox row), found by its `Message-ID`. */
 export interface SentMail {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly ticketId: number
   readonly messageId: number | null
   readonly kind: string
@@ -53,11 +54,11 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
     const organizationByLabel = (label: string) =>
       sql<{ id: string }>`
         SELECT id FROM organizations WHERE lower(replace(public_id, '_', '-')) = ${label} ORDER BY id LIMIT 1`.pipe(
-        Effect.map((rows) => (rows[0] === undefined ? undefined : Number(rows[0].id))),
+        Effect.map((rows) => (rows[0] === undefined ? undefined : OrganizationId.make(String(rows[0].id)))),
         Effect.orDie
       )
 
-    const inboxByPrefix = (organizationId: number, prefix: string) =>
+    const inboxByPrefix = (organizationId: OrganizationId, prefix: string) =>
       sql<{ id: string }>`
         SELECT id FROM inboxes WHERE organization_id = ${organizationId} AND email_prefix = ${prefix.toLowerCase()}`.pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : Number(rows[0].id))),
@@ -69,7 +70,9 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
      * another domain, an unknown organization or an unknown prefix. Used by the SMTP listener to accept or refuse
      * each `RCPT TO`.
      */
-    const resolveAddress = (address: string): Effect.Effect<{ organizationId: number; inboxId: number } | undefined> =>
+    const resolveAddress = (
+      address: string
+    ): Effect.Effect<{ organizationId: OrganizationId; inboxId: number } | undefined> =>
       Effect.gen(function* () {
         const normalized = normalizeAddress(address)
         const at = normalized.lastIndexOf("@")
@@ -89,7 +92,7 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
      * whose local part is one of its inboxes' prefixes (mail forwarded from the organization's own domain,
      * `support@acme.example` → `support`); else `undefined`, the default inbox.
      */
-    const inboxFor = (organizationId: number, recipients: ReadonlyArray<string>) =>
+    const inboxFor = (organizationId: OrganizationId, recipients: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         for (const recipient of recipients) {
           const resolved = yield* resolveAddress(recipient)
@@ -114,7 +117,7 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
       })
 
     /** The outbox row (a mail we sent) of the organization with this Message-ID, or undefined. */
-    const sentMail = (organizationId: number, messageId: string) =>
+    const sentMail = (organizationId: OrganizationId, messageId: string) =>
       sql<{ organizationId: string; ticketId: string; messageId: string | null; kind: string; superseded: boolean }>`
         SELECT o.organization_id, o.ticket_id, o.message_id, o.kind,
                (o.kind = 'ticket_created' AND EXISTS (
@@ -126,7 +129,7 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
           rows[0] === undefined
             ? undefined
             : {
-                organizationId: Number(rows[0].organizationId),
+                organizationId: OrganizationId.make(rows[0].organizationId),
                 ticketId: Number(rows[0].ticketId),
                 messageId: rows[0].messageId === null ? null : Number(rows[0].messageId),
                 kind: rows[0].kind,
@@ -136,15 +139,15 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
         Effect.orDie
       )
 
-    const ticketOf = (organizationId: number, ticketId: number) =>
+    const ticketOf = (organizationId: OrganizationId, ticketId: number) =>
       sql<{ ticketId: string }>`
-        SELECT ticket_id FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
+        SELECT ticket_id FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${organizationId}`.pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : Number(rows[0].ticketId))),
         Effect.orDie
       )
 
     /** The ticket one Message-ID belongs to: a mail we sent, a mail we received, or our generated thread root. */
-    const ticketByMessageId = (organizationId: number, messageId: string) =>
+    const ticketByMessageId = (organizationId: OrganizationId, messageId: string) =>
       Effect.gen(function* () {
         const sent = yield* sentMail(organizationId, messageId)
         if (sent !== undefined) return sent.ticketId
@@ -165,7 +168,12 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
      * organization's mail (sent or received), newest first; else by a `[#{public_id}]` in the subject, when the
      * sender is that ticket's customer (a number alone is easy to guess; a Message-ID is not).
      */
-    const thread = (organizationId: number, repliesTo: ReadonlyArray<string>, subject: string, sender: string) =>
+    const thread = (
+      organizationId: OrganizationId,
+      repliesTo: ReadonlyArray<string>,
+      subject: string,
+      sender: string
+    ) =>
       Effect.gen(function* () {
         for (const messageId of repliesTo) {
           const ticketId = yield* ticketByMessageId(organizationId, messageId)
@@ -174,7 +182,7 @@ export class InboundRouting extends Effect.Service<InboundRouting>()("@helpdesk/
         for (const match of subject.matchAll(SUBJECT_TICKET)) {
           const rows = yield* sql<{ ticketId: string }>`
             SELECT ticket_id FROM hd_tickets
-            WHERE organization_id = ${String(organizationId)} AND public_id = ${match[1]!}
+            WHERE organization_id = ${organizationId} AND public_id = ${match[1]!}
               AND lower(view -> 'customer' ->> 'email') = ${sender.toLowerCase()}`.pipe(Effect.orDie)
           if (rows[0] !== undefined)
             return { ticketId: Number(rows[0].ticketId), by: "subject" } satisfies ThreadMatch as ThreadMatch

@@ -1,3 +1,4 @@
+import type { OrganizationId } from "@helpdesk/domain"
 import { Config, Effect, Layer, Option, Runtime } from "effect"
 import { SMTPServer } from "smtp-server"
 import { InboundMail, InboundMailLive, MAX_MESSAGE_BYTES } from "./InboundMail.js"
@@ -49,7 +50,7 @@ export const startSmtpListener = (options: {
     const runtime = yield* Effect.runtime<never>()
     const run = Runtime.runPromise(runtime)
     // Per session: the organization and inbox each accepted recipient named.
-    const targets = new Map<string, Map<number, number>>()
+    const targets = new Map<string, Map<OrganizationId, number>>()
 
     const server = new SMTPServer({
       ...(options.hostname === undefined || options.hostname === "" ? {} : { name: options.hostname }),
@@ -79,7 +80,7 @@ export const startSmtpListener = (options: {
         run(routing.resolveAddress(address.address)).then(
           (resolved) => {
             if (resolved === undefined) return callback(smtpError(550, "5.1.1 No such mailbox here"))
-            const byOrganization = targets.get(session.id) ?? new Map<number, number>()
+            const byOrganization = targets.get(session.id) ?? new Map<OrganizationId, number>()
             if (!byOrganization.has(resolved.organizationId))
               byOrganization.set(resolved.organizationId, resolved.inboxId)
             targets.set(session.id, byOrganization)
@@ -100,7 +101,7 @@ export const startSmtpListener = (options: {
         stream.on("end", () => {
           if (stream.sizeExceeded) return callback(smtpError(552, `5.3.4 The message is too large.`))
           const raw = Buffer.concat(chunks)
-          const byOrganization = [...(targets.get(session.id) ?? new Map<number, number>()).entries()]
+          const byOrganization = [...(targets.get(session.id) ?? new Map<OrganizationId, number>()).entries()]
           const nullSender = session.envelope.mailFrom === false || session.envelope.mailFrom.address === ""
           const file = Effect.forEach(
             byOrganization,

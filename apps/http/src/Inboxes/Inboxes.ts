@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option, ParseResult, Schema, Struct } from "effect"
 import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
@@ -97,10 +98,10 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
 
     // Moving the default flag is serialised per organization on its row, so two concurrent moves never both
     // find "no other default" and trip the partial unique index.
-    const lockOrganization = (organizationId: number) =>
+    const lockOrganization = (organizationId: OrganizationId) =>
       sql`SELECT 1 FROM organizations WHERE id = ${organizationId} FOR NO KEY UPDATE`
 
-    const hasInboxes = (organizationId: number) =>
+    const hasInboxes = (organizationId: OrganizationId) =>
       sql`SELECT 1 FROM inboxes WHERE organization_id = ${organizationId} LIMIT 1`.pipe(
         Effect.map((rows) => rows.length > 0)
       )
@@ -125,7 +126,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
      * Creates an inbox. The organization's first inbox is its default whatever `is_default` says; a later one
      * with `is_default: true` takes the flag from the previous default.
      */
-    const create = (organizationId: number, input: InboxCreate): Effect.Effect<Inbox, EmailPrefixTaken> =>
+    const create = (organizationId: OrganizationId, input: InboxCreate): Effect.Effect<Inbox, EmailPrefixTaken> =>
       Effect.gen(function* () {
         yield* lockOrganization(organizationId)
         const first = !(yield* hasInboxes(organizationId))
@@ -143,7 +144,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
      * Applies changes. `is_default: true` moves the flag here from the previous default in one transaction;
      * `is_default: false` on the default inbox is refused (make another inbox the default instead).
      */
-    const update = (organizationId: number, id: InboxId, changes: InboxUpdate) =>
+    const update = (organizationId: OrganizationId, id: InboxId, changes: InboxUpdate) =>
       Effect.gen(function* () {
         yield* lockOrganization(organizationId)
         const current = yield* findById(organizationId, id)
@@ -168,12 +169,12 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
      * `support`), so a ticket always has an inbox to land in.
      */
     const findDefault = SqlSchema.findOne({
-      Request: Schema.Number,
+      Request: OrganizationId,
       Result: Row,
       execute: (organizationId) => sql`${select} WHERE i.organization_id = ${organizationId} AND i.is_default`
     })
 
-    const defaultFor = (organizationId: number): Effect.Effect<Inbox> =>
+    const defaultFor = (organizationId: OrganizationId): Effect.Effect<Inbox> =>
       Effect.gen(function* () {
         const existing = yield* findDefault(organizationId)
         if (Option.isSome(existing)) return existing.value
@@ -190,7 +191,7 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
       }).pipe(dieUndecodable("inboxes"), Effect.orDie, withSpan("Inboxes.defaultFor"))
 
     /** The organization's inboxes, one page in the requested order. */
-    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
+    const list = (organizationId: OrganizationId, options: { readonly ordering: Ordering.Ordering<string> }) =>
       Pagination.page(sql, {
         from: sql`inboxes i`,
         select,

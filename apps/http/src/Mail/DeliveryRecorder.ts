@@ -1,4 +1,4 @@
-import { ReportDelivery, systemActor } from "@helpdesk/domain"
+import { type OrganizationId, ReportDelivery, systemActor } from "@helpdesk/domain"
 import { type DateTime, Effect } from "effect"
 import { withSpan } from "../Observability/Spans.js"
 import { TicketCommands } from "../Tickets/TicketCommands.js"
@@ -9,7 +9,7 @@ export const TRACKED_KINDS: ReadonlySet<string> = new Set(["ticket_created", "me
 
 /** The mail a delivery report is about: an outbox row's ticket and message (`null`: the create-email). */
 export interface DeliveryTarget {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly ticketId: number
   readonly messageId: number | null
   readonly kind: string

@@ -1,5 +1,6 @@
 import { NodeStream } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { BlobStore } from "../Attachments/BlobStore.js"
 import { escapeHtml, sanitizeHtml } from "../Http/Html.js"
@@ -12,7 +13,7 @@ import { ReadReceipts } from "./ReadReceipts.js"
 /** The parts of a claimed outbox row the composer reads. */
 export interface ComposableRow {
   readonly id: number
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly ticketId: number
   readonly kind: string
   readonly payload: unknown
@@ -74,7 +75,7 @@ export class MailComposer extends Effect.Service<MailComposer>()("@helpdesk/http
     const blobs = yield* BlobStore
     const receipts = yield* ReadReceipts
 
-    const senderOf = (organizationId: number, ticketId: number) =>
+    const senderOf = (organizationId: OrganizationId, ticketId: number) =>
       sql<SenderRow>`
         SELECT o.public_id, o.name, o.email_from_name AS organization_from_name, o.email_subject_prefix,
                i.email_prefix AS inbox_prefix, i.email_from_name AS inbox_from_name,
@@ -97,7 +98,7 @@ export class MailComposer extends Effect.Service<MailComposer>()("@helpdesk/http
         Effect.orDie
       )
 
-    const attachmentsOf = (organizationId: number, ids: ReadonlyArray<string>) =>
+    const attachmentsOf = (organizationId: OrganizationId, ids: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const wanted = [...new Set(ids.map((id) => id.toLowerCase()))].filter((id) => Schema.is(Schema.UUID)(id))
         if (wanted.length !== ids.length && ids.length > 0)

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Clock, Config, Context, DateTime, Duration, Effect, Either, Layer, Schedule } from "effect"
 import { SURVEY_TOKEN_PATTERN } from "../Csat/CsatToken.js"
 import { inboxEmailDomain } from "../Inboxes/EmailPrefix.js"
@@ -70,7 +71,7 @@ export const mailOutboxOptionsFromEnv: Config.Config<MailOutboxOptions> = option
 /** An outbox row as a worker claimed it. */
 export interface ClaimedRow {
   readonly id: number
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly ticketId: number
   readonly messageId: number | null
   readonly kind: string
@@ -96,7 +97,7 @@ interface RawRow extends Omit<ClaimedRow, "id" | "organizationId" | "ticketId" |
 const toClaimed = (row: RawRow): ClaimedRow => ({
   ...row,
   id: Number(row.id),
-  organizationId: Number(row.organizationId),
+  organizationId: OrganizationId.make(row.organizationId),
   ticketId: Number(row.ticketId),
   messageId: row.messageId === null ? null : Number(row.messageId)
 })

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Schema } from "effect"
 
 /** What ticket writes (and the CSAT automation) put in an outbox row: everything but the sender's identity. */
@@ -18,7 +19,7 @@ export type OutboxPayload = typeof OutboxPayload.Type
 
 /** An outbox row to write in the command's transaction (the mail worker sends it after the commit). */
 export interface OutboxRow {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly ticketId: number
   readonly messageId: number | null
   readonly kind: "ticket_created" | "message" | "csat_survey"

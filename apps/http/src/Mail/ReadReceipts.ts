@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { SqlClient } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Config, DateTime, Effect } from "effect"
 import { replicaSecret } from "../Database/ReplicaSecret.js"
 import { publicBaseUrl } from "../Http/PublicBaseUrl.js"
@@ -68,7 +69,7 @@ export class ReadReceipts extends Effect.Service<ReadReceipts>()("@helpdesk/http
         const at = yield* DateTime.now
         const outcome = yield* recorder.report(
           {
-            organizationId: Number(row.organizationId),
+            organizationId: OrganizationId.make(row.organizationId),
             ticketId: Number(row.ticketId),
             messageId: row.messageId === null ? null : Number(row.messageId),
             kind: row.kind

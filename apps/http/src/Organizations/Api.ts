@@ -71,7 +71,7 @@ export type OrganizationWire = typeof OrganizationWire.Type
 export const organizationWire = (organization: Organization, now: Date): OrganizationWire => {
   const { createdBy, deletionPlan, subscription } = organization
   return {
-    id: organization.id,
+    id: Number(organization.id),
     public_id: organization.publicId,
     name: organization.name,
     created_at: organization.createdAt,

@@ -1,4 +1,4 @@
-import { UserRef } from "@helpdesk/domain"
+import { OrganizationId, UserRef } from "@helpdesk/domain"
 import { Schema } from "effect"
 import * as Fields from "../Http/Fields.js"
 
@@ -58,7 +58,7 @@ export const DeletionPlan = Schema.Struct({
 
 /** An organization: its public id, name, settings, subscription and deletion plan. */
 export const Organization = Schema.Struct({
-  id: Schema.Int,
+  id: OrganizationId,
   publicId: Schema.String,
   name: Schema.String,
   createdAt: Schema.DateFromSelf,

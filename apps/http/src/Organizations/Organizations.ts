@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option, Schema, Struct } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
-import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import { OrganizationIdColumn, Timestamptz } from "../Database/Columns.js"
 import * as Repository from "../Database/Repository.js"
 import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
@@ -24,7 +25,7 @@ const NullableTimestamptz = Schema.NullOr(Timestamptz)
 /** A row of the organization select: the organization's columns and its creator's, flat. */
 const FlatRow = Schema.Struct({
   ...Struct.omit(Organization.fields, "createdBy", "subscription", "deletionPlan"),
-  id: BigInt8,
+  id: OrganizationIdColumn,
   createdAt: Timestamptz,
   updatedAt: Timestamptz,
   subscriptionStatus: Subscription.fields.status,
@@ -83,7 +84,7 @@ const OrganizationRow = Schema.transform(FlatRow, Schema.typeSchema(Organization
 })
 
 /** The id `INSERT … RETURNING id` gives back. */
-const InsertedRow = Schema.Struct({ id: BigInt8 })
+const InsertedRow = Schema.Struct({ id: OrganizationIdColumn })
 
 // Wire names of writable settings → their columns (camelCase; the client turns them into snake_case).
 const columnsOf = (changes: OrganizationChanges): Record<string, unknown> => {
@@ -135,13 +136,13 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
       })
 
     const findOne = SqlSchema.single({
-      Request: Schema.Number,
+      Request: OrganizationId,
       Result: OrganizationRow,
       execute: (id) => sql`${select} WHERE o.id = ${id}`
     })
 
     /** One organization by its numeric id (an organization the caller's scope names, so it exists). */
-    const get = (id: number): Effect.Effect<Organization> =>
+    const get = (id: OrganizationId): Effect.Effect<Organization> =>
       findOne(id).pipe(dieUndecodable("organizations"), Effect.orDie, withSpan("Organizations.get"))
 
     /** Creates an organization; its creator becomes its owner. Retries the rare public-id collision. */
@@ -175,7 +176,7 @@ export class Organizations extends Effect.Service<Organizations>()("@helpdesk/ht
       }).pipe(sql.withTransaction, dieUndecodable("organizations"), Effect.orDie, withSpan("Organizations.create"))
 
     /** Applies changes to the writable settings and bumps `updated_at`. */
-    const update = (id: number, changes: OrganizationChanges) =>
+    const update = (id: OrganizationId, changes: OrganizationChanges) =>
       Effect.gen(function* () {
         const columns = columnsOf(changes)
         if (Object.keys(columns).length > 0)

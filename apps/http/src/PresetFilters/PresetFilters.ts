@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient, type SqlError } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Schema } from "effect"
-import { BigInt8, Timestamptz } from "../Database/Columns.js"
+import { BigInt8, OrganizationIdColumn, Timestamptz } from "../Database/Columns.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -18,7 +19,7 @@ export type FilterViewer = { readonly _tag: "Person"; readonly userId: number } 
 export interface StoredPresetFilter {
   /** UUID, lowercase. */
   readonly id: string
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly name: string
   /** Every criterion present; structurally `@helpdesk/domain`'s `PresetFilterCriteria`, so `matches` takes it. */
   readonly criteria: Criteria
@@ -76,7 +77,7 @@ export const parseFilterId = (segment: string): string | undefined =>
 /** A `preset_filters` row joined with its creator, as the `pg` driver reads it. */
 const FilterRow = Schema.Struct({
   id: Schema.String,
-  organizationId: BigInt8,
+  organizationId: OrganizationIdColumn,
   name: Schema.String,
   // Normalized by `fromStored`: criteria saved before a criterion existed lack it.
   criteria: Schema.Unknown,
@@ -125,7 +126,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
       SELECT f.*, u.id AS creator_id, u.email AS creator_email, u.name AS creator_name
       FROM preset_filters f LEFT JOIN users u ON u.id = f.created_by_id`
 
-    const visibleTo = (organizationId: number, viewer: FilterViewer) =>
+    const visibleTo = (organizationId: OrganizationId, viewer: FilterViewer) =>
       viewer._tag === "Person"
         ? sql`f.organization_id = ${organizationId}
               AND (f.visibility = 'organization' OR f.created_by_id = ${viewer.userId})`
@@ -133,7 +134,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
 
     /** The filters the viewer sees, as a count and a page fetch for `Pagination.paginate`. */
     const list = (options: {
-      readonly organizationId: number
+      readonly organizationId: OrganizationId
       readonly viewer: FilterViewer
       readonly ordering: Ordering.Ordering<string>
     }) => {
@@ -153,7 +154,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
      * one that is not a UUID, fails with `PresetFilterNotFound`.
      */
     const findVisible = (
-      organizationId: number,
+      organizationId: OrganizationId,
       viewer: FilterViewer,
       id: string
     ): Effect.Effect<StoredPresetFilter, PresetFilterNotFound> =>
@@ -175,7 +176,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
       )
 
     /** Stores a new filter; without a position it goes after the organization's last one. */
-    const create = (organizationId: number, filter: NewPresetFilter) =>
+    const create = (organizationId: OrganizationId, filter: NewPresetFilter) =>
       Effect.gen(function* () {
         const id = randomUUID()
         const criteria = JSON.stringify(filter.criteria ?? EMPTY_CRITERIA)
@@ -190,7 +191,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
       }).pipe(Effect.orDie, withSpan("PresetFilters.create"))
 
     /** Applies changes to a filter of the organization (visibility and permission already checked). */
-    const update = (organizationId: number, id: string, changes: PresetFilterChanges) =>
+    const update = (organizationId: OrganizationId, id: string, changes: PresetFilterChanges) =>
       Effect.gen(function* () {
         const sets = [
           ...(changes.name !== undefined ? [sql`name = ${changes.name}`] : []),
@@ -207,7 +208,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
       }).pipe(Effect.orDie, withSpan("PresetFilters.update"))
 
     /** Deletes a filter of the organization (visibility and permission already checked). */
-    const remove = (organizationId: number, id: string) =>
+    const remove = (organizationId: OrganizationId, id: string) =>
       sql`DELETE FROM preset_filters WHERE id = ${id} AND organization_id = ${organizationId}`.pipe(
         Effect.asVoid,
         Effect.orDie,
@@ -231,7 +232,7 @@ export class PresetFilters extends Effect.Service<PresetFilters>()("@helpdesk/ht
      * assignee ids that are not its members, each as `Invalid pk "<id>" - object does not exist.` under its
      * criterion's name. Empty when every reference holds.
      */
-    const unknownReferences = (organizationId: number, criteria: Criteria) =>
+    const unknownReferences = (organizationId: OrganizationId, criteria: Criteria) =>
       Effect.gen(function* () {
         const inboxes = yield* existing(
           criteria.inbox_ids,

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { RecordSlaBreach, type SlaTarget, systemActor, TicketStore } from "@helpdesk/domain"
+import { OrganizationId, RecordSlaBreach, type SlaTarget, systemActor, TicketStore } from "@helpdesk/domain"
 import { DateTime, Effect } from "effect"
 import { type DueTicket, dueSweeps, firePipelineBatch } from "../Timers/DueTimer.js"
 import { timerServiceLoop } from "../Timers/Sweep.js"
@@ -56,7 +56,7 @@ export class SlaBreachTimer extends Effect.Service<SlaBreachTimer>()("@helpdesk/
         return yield* fire(
           rows.map((row) => ({
             ticketId: Number(row.ticketId),
-            organizationId: row.organizationId,
+            organizationId: OrganizationId.make(row.organizationId),
             policyId: Number(row.policyId),
             target: row.nextBreachTarget,
             dueAt: DateTime.unsafeFromDate(row.nextBreachAt)

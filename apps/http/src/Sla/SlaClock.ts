@@ -1,4 +1,4 @@
-import type { SlaTarget, TicketEvent, TicketState } from "@helpdesk/domain"
+import type { OrganizationId, SlaTarget, TicketEvent, TicketState } from "@helpdesk/domain"
 import { evolve } from "@helpdesk/domain"
 import { addBusinessTime, businessTimeBetween, type Schedule } from "@helpdesk/schedule"
 
@@ -22,7 +22,7 @@ export interface Pause {
 /** What a ticket's events say that its SLA clocks need (instants in epoch ms; JSON as stored). */
 export interface SlaFacts {
   readonly ticketId: number
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   /** When the ticket was created: the first-reply and resolution clocks start here. */
   readonly createdAt: number
   /** The first reply to the customer by an associate (or the creation, when an associate opened the ticket). */
@@ -67,7 +67,7 @@ export const foldFacts = (
     if (f === null) {
       f = {
         ticketId: state.id,
-        organizationId: Number(state.organizationId),
+        organizationId: state.organizationId,
         createdAt: state.createdAt.epochMillis,
         firstReplyAt: state.createdBy.role === "associate" ? at : null,
         awaitingReplySince: null,

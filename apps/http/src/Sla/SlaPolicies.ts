@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
@@ -24,7 +25,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
     const columns = sql`id, name, position, priorities, inbox_ids, tag_ids, first_reply_minutes, next_reply_minutes,
       resolution_minutes, business_hours, pause_when_waiting_on_customer, pause_when_snoozed, created_at, updated_at`
 
-    const recomputeIn = (organizationId: number) =>
+    const recomputeIn = (organizationId: OrganizationId) =>
       recomputeOrganization(organizationId).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
     /** The policy with this id in the organization, or undefined. */
@@ -35,7 +36,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
     )
 
     /** Recomputes the organization's tickets (after a change of policies or business hours), in its own transaction. */
-    const recompute = (organizationId: number): Effect.Effect<number> =>
+    const recompute = (organizationId: OrganizationId): Effect.Effect<number> =>
       sql.withTransaction(recomputeIn(organizationId)).pipe(Effect.orDie, withSpan("SlaPolicies.recompute"))
 
     const listColumns = (input: SlaPolicyCreate | SlaPolicyUpdate) => {
@@ -56,7 +57,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
     }
 
     /** Creates a policy (at the end of the order unless `position` is given). */
-    const create = (organizationId: number, input: SlaPolicyCreate): Effect.Effect<StoredSlaPolicy> =>
+    const create = (organizationId: OrganizationId, input: SlaPolicyCreate): Effect.Effect<StoredSlaPolicy> =>
       Effect.gen(function* () {
         const position =
           input.position ??
@@ -81,7 +82,7 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
 
     /** Changes a policy. */
     const update = (
-      organizationId: number,
+      organizationId: OrganizationId,
       id: number,
       changes: SlaPolicyUpdate
     ): Effect.Effect<StoredSlaPolicy, SlaPolicyNotFound> =>
@@ -102,14 +103,14 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
       }).pipe(Repository.write("SlaPolicies.update", { transaction: sql }))
 
     /** Deletes a policy; its tickets fall to the next policy that matches them, or none. */
-    const remove = (organizationId: number, id: number): Effect.Effect<void, SlaPolicyNotFound> =>
+    const remove = (organizationId: OrganizationId, id: number): Effect.Effect<void, SlaPolicyNotFound> =>
       Effect.gen(function* () {
         yield* Repository.deleteById(sql, "hd_sla_policies", organizationId, id, () => new SlaPolicyNotFound({ id }))
         yield* recomputeIn(organizationId)
       }).pipe(Repository.write("SlaPolicies.remove", { transaction: sql }))
 
     /** One page of the organization's policies in the requested order. */
-    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
+    const list = (organizationId: OrganizationId, options: { readonly ordering: Ordering.Ordering<string> }) =>
       policyRows.page(sql, { columns, where: sql`organization_id = ${organizationId}`, ordering: options.ordering })
 
     return { findById, create, update, remove, list, recompute } as const

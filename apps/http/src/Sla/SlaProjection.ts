@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import {
   fromRecordedEvents,
   initialState,
+  type OrganizationId,
   type RecordedEvent,
   type TicketEvent,
   type TicketState,
@@ -13,7 +14,7 @@ import type { InlineProjection } from "../EventStore/InlineProjection.js"
 import { handoverOf } from "../EventStore/TicketSnapshot.js"
 import { withSpan } from "../Observability/Spans.js"
 import { foldFacts, type SlaFacts } from "./SlaClock.js"
-import { writeStates } from "./SlaState.js"
+import { factsOfStored, writeStates } from "./SlaState.js"
 
 const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
   Either.getOrThrowWith(fromRecordedEvents(recorded), (error) => error)
@@ -36,14 +37,14 @@ export const slaProjection: InlineProjection = {
       const sql = yield* SqlClient.SqlClient
       const streams = eventsByStream(events)
       const streamIds = [...streams.keys()]
-      const stored = yield* sql<{ streamId: string; version: string; facts: SlaFacts | string }>`
+      const stored = yield* sql<{ streamId: string; version: string; facts: Parameters<typeof factsOfStored>[0] }>`
         SELECT stream_id, version, facts FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])`
       const rows = new Map(
         stored.map((row) => [
           row.streamId,
           {
             version: Number(row.version),
-            facts: typeof row.facts === "string" ? (JSON.parse(row.facts) as SlaFacts) : row.facts
+            facts: factsOfStored(row.facts)
           }
         ])
       )
@@ -74,7 +75,7 @@ export const slaProjection: InlineProjection = {
           if (facts !== null) folded.push({ streamId, version: list[list.length - 1]!.streamPosition, facts })
         }
       }
-      const byOrganization = new Map<number, Array<(typeof folded)[number]>>()
+      const byOrganization = new Map<OrganizationId, Array<(typeof folded)[number]>>()
       for (const ticket of folded) {
         const list = byOrganization.get(ticket.facts.organizationId)
         if (list === undefined) byOrganization.set(ticket.facts.organizationId, [ticket])

@@ -1,5 +1,5 @@
 import { SqlClient, type SqlError } from "@effect/sql"
-import type { SlaTarget } from "@helpdesk/domain"
+import { OrganizationId, type SlaTarget } from "@helpdesk/domain"
 import { ALWAYS_OPEN, type Schedule } from "@helpdesk/schedule"
 import { Effect, Schema } from "effect"
 import { compileStored, type StoredException, type WeeklyHours } from "../BusinessHours/Validation.js"
@@ -22,6 +22,22 @@ export interface StatePolicy extends ClockPolicy {
 
 const json = <A>(value: A | string): A => (typeof value === "string" ? (JSON.parse(value) as A) : value)
 
+/**
+ * `hd_ticket_sla.facts` keeps the organization id as a JSON number (its form before `OrganizationId`); the stored
+ * form is read and written here only, so stored rows keep their shape.
+ */
+type StoredFacts = Omit<SlaFacts, "organizationId"> & { readonly organizationId: number | string }
+
+/** Facts as a `hd_ticket_sla.facts` column holds them (parsed by the driver, or its text). */
+export const factsOfStored = (stored: StoredFacts | string): SlaFacts => {
+  const facts = json(stored)
+  return { ...facts, organizationId: OrganizationId.make(String(facts.organizationId)) }
+}
+
+/** The `hd_ticket_sla.facts` JSON of `facts`. */
+const storedFacts = (facts: SlaFacts): string =>
+  JSON.stringify({ ...facts, organizationId: Number(facts.organizationId) } satisfies StoredFacts)
+
 const StatePolicyRow = StoredSlaPolicy.pipe(
   Schema.pick(
     "id",
@@ -39,7 +55,7 @@ const StatePolicyRow = StoredSlaPolicy.pipe(
 )
 
 /** Compiled schedules by organization, under the version every business-hours change bumps. */
-const schedules = new Map<number, { readonly version: number; readonly schedule: Schedule }>()
+const schedules = new Map<OrganizationId, { readonly version: number; readonly schedule: Schedule }>()
 const SCHEDULES_KEPT = 1000
 
 interface StoredHours {
@@ -49,7 +65,7 @@ interface StoredHours {
 }
 
 /** The organization's compiled business hours from its stored row (`ALWAYS_OPEN` when none), cached by version. */
-const compiledSchedule = (organizationId: number, hours: StoredHours | null) =>
+const compiledSchedule = (organizationId: OrganizationId, hours: StoredHours | null) =>
   Effect.gen(function* () {
     if (hours === null) return ALWAYS_OPEN
     const version = Number(hours.version)
@@ -94,7 +110,7 @@ const decodePolicies = Schema.decodeUnknown(Schema.Array(StatePolicyRow))
  * in one round trip (the exceptions only when the hours changed since they were compiled). A stored policy that
  * does not decode is a defect, as a failing statement would be for the caller.
  */
-export const rulesOf = (organizationId: number) =>
+export const rulesOf = (organizationId: OrganizationId) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ policies: unknown; hours: StoredHours | string | null }>`
@@ -152,7 +168,7 @@ export const stateOf = (facts: SlaFacts, policies: ReadonlyArray<StatePolicy>, s
  * transaction).
  */
 export const writeStates = (
-  organizationId: number,
+  organizationId: OrganizationId,
   tickets: ReadonlyArray<{ readonly streamId: string; readonly version: number; readonly facts: SlaFacts }>
 ): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
@@ -166,7 +182,7 @@ export const writeStates = (
         streamId,
         organizationId,
         version,
-        facts: JSON.stringify(facts),
+        facts: storedFacts(facts),
         policyId: view.policyId,
         firstReplyDueAt: date(due.firstReply),
         nextReplyDueAt: date(due.nextReply),
@@ -203,15 +219,15 @@ export const writeStates = (
  * hours or exceptions), in the caller's transaction. Rows are locked in ticket order, as the breach timer's claim
  * and writers lock them one ticket at a time.
  */
-export const recomputeOrganization = (organizationId: number) =>
+export const recomputeOrganization = (organizationId: OrganizationId) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ streamId: string; version: string; facts: SlaFacts | string }>`
+    const rows = yield* sql<{ streamId: string; version: string; facts: StoredFacts | string }>`
       SELECT stream_id, version, facts FROM hd_ticket_sla WHERE organization_id = ${organizationId}
       ORDER BY ticket_id`
     yield* writeStates(
       organizationId,
-      rows.map((row) => ({ streamId: row.streamId, version: Number(row.version), facts: json(row.facts) }))
+      rows.map((row) => ({ streamId: row.streamId, version: Number(row.version), facts: factsOfStored(row.facts) }))
     )
     return rows.length
   })

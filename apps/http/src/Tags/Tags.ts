@@ -1,4 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
@@ -33,7 +34,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     )
 
     const findAllById = SqlSchema.findAll({
-      Request: Schema.Struct({ organizationId: Schema.Number, ids: Schema.Array(Schema.Number) }),
+      Request: Schema.Struct({ organizationId: OrganizationId, ids: Schema.Array(Schema.Number) }),
       Result: TagRow,
       execute: ({ organizationId, ids }) =>
         sql`SELECT id, name, color FROM tags WHERE organization_id = ${organizationId} AND id IN ${sql.in(ids)}`
@@ -43,7 +44,10 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
      * The organization's tags among these ids, in the order of `ids` (duplicates once); ids of unknown tags or of
      * another organization's are left out, so compare lengths to find them.
      */
-    const findByIds = (organizationId: number, ids: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<Tag>> => {
+    const findByIds = (
+      organizationId: OrganizationId,
+      ids: ReadonlyArray<number>
+    ): Effect.Effect<ReadonlyArray<Tag>> => {
       const unique = [...new Set(ids)]
       if (unique.length === 0) return Effect.succeed([])
       return findAllById({ organizationId, ids: unique }).pipe(
@@ -58,7 +62,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     }
 
     const findAllByName = SqlSchema.findAll({
-      Request: Schema.Struct({ organizationId: Schema.Number, keys: Schema.Array(Schema.String) }),
+      Request: Schema.Struct({ organizationId: OrganizationId, keys: Schema.Array(Schema.String) }),
       Result: Schema.Struct({ ...TagRow.fields, nameKey: Schema.String }),
       execute: ({ organizationId, keys }) => sql`SELECT id, name, color, name_key FROM tags
         WHERE organization_id = ${organizationId} AND name_key IN ${sql.in(keys)}`
@@ -68,7 +72,10 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
      * The organization's tags with these names (compared ignoring case and surrounding spaces), in the order of
      * `names`, each tag once; unknown names are left out.
      */
-    const findByNames = (organizationId: number, names: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Tag>> => {
+    const findByNames = (
+      organizationId: OrganizationId,
+      names: ReadonlyArray<string>
+    ): Effect.Effect<ReadonlyArray<Tag>> => {
       const keys = [...new Set(names.map(tagNameKey))]
       if (keys.length === 0) return Effect.succeed([])
       return findAllByName({ organizationId, keys }).pipe(
@@ -89,7 +96,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       })
 
     const insert = SqlSchema.single({
-      Request: Schema.Struct({ organizationId: Schema.Number, name: Schema.String, color: Schema.String }),
+      Request: Schema.Struct({ organizationId: OrganizationId, name: Schema.String, color: Schema.String }),
       Result: TagRow,
       execute: ({ organizationId, name, color }) => sql`
         INSERT INTO tags ${sql.insert({ organizationId, name, nameKey: tagNameKey(name), color })}
@@ -97,7 +104,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
     })
 
     /** Creates a tag. */
-    const create = (organizationId: number, input: TagCreate): Effect.Effect<Tag, TagNameTaken> =>
+    const create = (organizationId: OrganizationId, input: TagCreate): Effect.Effect<Tag, TagNameTaken> =>
       insert({ organizationId, name: input.name, color: input.color ?? "" }).pipe(
         dieUndecodable("tags"),
         Effect.catchTag("NoSuchElementException", Effect.die),
@@ -105,7 +112,7 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       )
 
     /** Renames or recolors a tag. */
-    const update = (organizationId: number, id: TagId, changes: TagUpdate) =>
+    const update = (organizationId: OrganizationId, id: TagId, changes: TagUpdate) =>
       Effect.gen(function* () {
         const columns: Record<string, unknown> = {}
         if (changes.name !== undefined) {
@@ -127,14 +134,14 @@ export class Tags extends Effect.Service<Tags>()("@helpdesk/http/Tags/Tags", {
       }).pipe(write("Tags.update", changes.name))
 
     /** Deletes a tag. */
-    const remove = (organizationId: number, id: TagId): Effect.Effect<void, TagNotFound> =>
+    const remove = (organizationId: OrganizationId, id: TagId): Effect.Effect<void, TagNotFound> =>
       Repository.deleteById(sql, "tags", organizationId, id, () => new TagNotFound({ id })).pipe(
         Effect.catchTag("SqlError", Effect.die),
         withSpan("Tags.remove")
       )
 
     /** The organization's tags whose name contains every search term, one page in the requested order. */
-    const list = (organizationId: number, options: Repository.Search) => {
+    const list = (organizationId: OrganizationId, options: Repository.Search) => {
       // Tag names are matched ignoring case only (accents count), as their uniqueness is.
       const where = Repository.everyTerm(
         sql,

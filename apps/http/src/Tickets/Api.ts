@@ -4,7 +4,7 @@ import { ServiceAuth, ServiceTokenPresented } from "../Auth/ServiceAuth.js"
 import type { Doc } from "../Http/Documented.js"
 import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
-import { IntegerId, OrganizationId, OrganizationPath } from "../Http/PathParams.js"
+import { IntegerId, OrganizationPath, OrganizationPublicId } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
 import { MAX_SLA_DUE_WITHIN, MIN_SLA_DUE_WITHIN } from "../PresetFilters/Criteria.js"
 import { MessageOrdering, TicketOrdering } from "./TicketQueries.js"
@@ -19,7 +19,7 @@ import {
 import { MessageWire, TicketWire } from "./TicketWire.js"
 
 /** Path of endpoints under `/organizations/{organization_id}/tickets/{ticket_id}/`. */
-export const TicketPath = Schema.Struct({ organization_id: OrganizationId, ticket_id: IntegerId })
+export const TicketPath = Schema.Struct({ organization_id: OrganizationPublicId, ticket_id: IntegerId })
 
 /** Path of `/organizations/{organization_id}/tickets/{ticket_id}/messages/{message_id}/`. */
 export const MessagePath = Schema.Struct({ ...TicketPath.fields, message_id: IntegerId })

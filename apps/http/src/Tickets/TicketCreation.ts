@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import {
   AddMessage,
   CreateTicket,
-  OrganizationId,
+  type OrganizationId,
   type Origin,
   type Priority,
   RecordLanguage,
@@ -28,7 +28,7 @@ export type CustomerChoice =
 
 /** A ticket creation request, validated for shape. */
 export interface CreateTicketInput {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly caller: Caller
   readonly createdByRole: WriteRole
   readonly subject: string
@@ -107,7 +107,7 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
                 new CreateTicket({
                   ...base,
                   publicId,
-                  organizationId: OrganizationId.make(String(org)),
+                  organizationId: org,
                   subject: input.subject,
                   description,
                   descriptionHtml,

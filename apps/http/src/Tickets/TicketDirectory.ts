@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { type CustomerRef, type InboxRef, type TagRef, UserRef } from "@helpdesk/domain"
+import { type CustomerRef, type InboxRef, type OrganizationId, type TagRef, UserRef } from "@helpdesk/domain"
 import { Effect, Option, Schema } from "effect"
 import { type Customer, CustomerId } from "../Customers/Customer.js"
 import { Customers } from "../Customers/Customers.js"
@@ -45,26 +45,26 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
     })
 
     /** The organization's default inbox (provisioned when it has none). */
-    const defaultInbox = (organizationId: number) => Effect.map(inboxes.defaultFor(organizationId), inboxRef)
+    const defaultInbox = (organizationId: OrganizationId) => Effect.map(inboxes.defaultFor(organizationId), inboxRef)
 
     /** An inbox of the organization, or undefined. */
-    const inbox = (organizationId: number, id: number) =>
+    const inbox = (organizationId: OrganizationId, id: number) =>
       Effect.map(inboxes.findById(organizationId, InboxId.make(id)), (found) =>
         found === undefined ? undefined : inboxRef(found)
       )
 
     /** A customer of the organization, or undefined. */
-    const customer = (organizationId: number, id: number) =>
+    const customer = (organizationId: OrganizationId, id: number) =>
       Effect.map(customers.findById(organizationId, CustomerId.make(id)), (found) =>
         found === undefined ? undefined : customerRef(found)
       )
 
     /** The customer with this e-mail address (ignoring case), created when new; runs in the caller's transaction. */
-    const customerByEmail = (organizationId: number, email: string, name: string) =>
+    const customerByEmail = (organizationId: OrganizationId, email: string, name: string) =>
       Effect.map(customers.findOrCreateByEmail(organizationId, { email, name }), customerRef)
 
     /** The organization's tags with these ids, in the order given; `missing` lists ids that are not its tags. */
-    const tags = (organizationId: number, ids: ReadonlyArray<number>) =>
+    const tags = (organizationId: OrganizationId, ids: ReadonlyArray<number>) =>
       Effect.map(tagRepository.findByIds(organizationId, ids), (found) => {
         const known = new Set<number>(found.map((t) => t.id))
         return {
@@ -82,7 +82,7 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
       })(userId).pipe(orUndefined)
 
     /** A member of the organization (any role) as a `<user_ref>`, or undefined: only members can be assigned. */
-    const member = (organizationId: number, userId: number) =>
+    const member = (organizationId: OrganizationId, userId: number) =>
       SqlSchema.findOne({
         Request: Schema.Number,
         Result: UserRefRow,

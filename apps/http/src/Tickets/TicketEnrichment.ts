@@ -1,4 +1,5 @@
 import {
+  type OrganizationId,
   RecordLanguage,
   RecordSentiment,
   RecordSummary,
@@ -28,7 +29,7 @@ export class TicketEnrichment extends Effect.Service<TicketEnrichment>()("@helpd
     const { tagsOrRefuse, onTicket } = yield* TicketPipeline
 
     /** Records what an integration learned; a transcript also sets the language when none is known yet. */
-    const enrich = (organizationId: number, ticketId: number, input: EnrichmentInput) =>
+    const enrich = (organizationId: OrganizationId, ticketId: number, input: EnrichmentInput) =>
       onTicket(organizationId, ticketId, (ticket, at) =>
         Effect.gen(function* () {
           const base = { ticketId, at, actor: systemActor }

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 
 /**
@@ -25,7 +26,7 @@ export class TicketIds extends Effect.Service<TicketIds>()("@helpdesk/http/Ticke
      * The next `public_id` of the organization. The counter row stays locked until the transaction ends, so
      * concurrent creations take numbers one after another, and a rollback returns the number.
      */
-    const nextPublicId = (organizationId: number) =>
+    const nextPublicId = (organizationId: OrganizationId) =>
       sql<{ lastPublicId: string }>`
         INSERT INTO hd_ticket_counters (organization_id, last_public_id) VALUES (${organizationId}, 1)
         ON CONFLICT (organization_id) DO UPDATE SET last_public_id = hd_ticket_counters.last_public_id + 1

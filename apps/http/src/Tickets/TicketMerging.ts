@@ -1,4 +1,4 @@
-import { MergeTickets, runTicketMerge, TicketStore } from "@helpdesk/domain"
+import { MergeTickets, type OrganizationId, runTicketMerge, TicketStore } from "@helpdesk/domain"
 import { DateTime, Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -17,7 +17,7 @@ export class TicketMerging extends Effect.Service<TicketMerging>()("@helpdesk/ht
      * Merges the ticket into `targetId` (the survivor) of the same organization: both streams in one append, the
      * source's closed. Returns the source's state (now with `merged_into`).
      */
-    const merge = (organizationId: number, caller: Caller, sourceId: number, targetId: number) =>
+    const merge = (organizationId: OrganizationId, caller: Caller, sourceId: number, targetId: number) =>
       Effect.gen(function* () {
         const at = yield* DateTime.now
         const actor = yield* actorFor(caller, "associate")
@@ -33,7 +33,7 @@ export class TicketMerging extends Effect.Service<TicketMerging>()("@helpdesk/ht
           check: (source, target) =>
             Effect.zipRight(
               inOrganization(organizationId, sourceId, source.state),
-              target.state._tag !== "Ticket" || target.state.organizationId !== String(organizationId)
+              target.state._tag !== "Ticket" || target.state.organizationId !== organizationId
                 ? TicketInputRefused.because({ _tag: "MergeTargetNotInOrganization", ticketId: targetId })
                 : Effect.void
             )

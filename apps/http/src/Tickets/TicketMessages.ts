@@ -1,6 +1,7 @@
 import {
   type Actor,
   AddMessage,
+  type OrganizationId,
   type Priority,
   RecordLanguage,
   type Sender,
@@ -22,7 +23,7 @@ import { repliesByEmail, TicketPipeline, type WriteRole } from "./TicketPipeline
 
 /** A reply or internal note, validated for shape. `null` recipient lists mean "not set on this message". */
 export interface AddMessageInput {
-  readonly organizationId: number
+  readonly organizationId: OrganizationId
   readonly caller: Caller
   readonly ticketId: number
   readonly role: WriteRole

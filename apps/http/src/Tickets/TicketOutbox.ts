@@ -14,7 +14,7 @@ export class TicketOutbox extends Effect.Service<TicketOutbox>()("@helpdesk/http
     const messageEmail = (ticket: Ticket, messageId: number) => {
       const message = ticket.messages.find((m) => m.id === messageId)!
       return enqueue({
-        organizationId: Number(ticket.organizationId),
+        organizationId: ticket.organizationId,
         ticketId: ticket.id,
         messageId,
         kind: "message",
@@ -46,7 +46,7 @@ export class TicketOutbox extends Effect.Service<TicketOutbox>()("@helpdesk/http
 
     const createEmail = (ticket: Ticket, resend: boolean) =>
       enqueue({
-        organizationId: Number(ticket.organizationId),
+        organizationId: ticket.organizationId,
         ticketId: ticket.id,
         messageId: null,
         kind: "ticket_created",

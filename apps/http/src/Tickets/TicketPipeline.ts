@@ -1,5 +1,6 @@
 import {
   type Actor,
+  type OrganizationId,
   runTicketCommands,
   StreamClosed,
   StreamVersionConflict,
@@ -46,8 +47,8 @@ export const conflictAsError =
     ) as Effect.Effect<A, Exclude<E, StreamVersionConflict | StreamClosed> | TicketWriteConflict, R>
 
 /** The ticket of a loaded state, when it is one of the organization's. */
-export const inOrganization = (organizationId: number, ticketId: number, state: TicketState) =>
-  state._tag !== "Ticket" || state.organizationId !== String(organizationId)
+export const inOrganization = (organizationId: OrganizationId, ticketId: number, state: TicketState) =>
+  state._tag !== "Ticket" || state.organizationId !== organizationId
     ? Effect.fail(new TicketNotInOrganization({ ticketId }))
     : Effect.succeed(state)
 
@@ -75,7 +76,7 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
 
     /** The organization's member `userId`, or a refusal for this reason. */
     const memberOrRefuse = (
-      organizationId: number,
+      organizationId: OrganizationId,
       userId: number,
       reason: "AssigneeNotMember" | "NextAssigneeNotMember"
     ) =>
@@ -84,7 +85,7 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
       )
 
     /** The organization's tags of `ids`, or a refusal naming the unknown ones. */
-    const tagsOrRefuse = (organizationId: number, ids: ReadonlyArray<number>) =>
+    const tagsOrRefuse = (organizationId: OrganizationId, ids: ReadonlyArray<number>) =>
       Effect.flatMap(directory.tags(organizationId, ids), ({ found, missing }) =>
         missing.length > 0
           ? Effect.fail(TicketInputRefused.because({ _tag: "TagsNotInOrganization", tagIds: missing }))
@@ -92,7 +93,7 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
       )
 
     /** Claims the caller's pending attachments for the ticket; a refused claim is a refusal naming the problems. */
-    const claim = (organizationId: number, caller: Caller, ids: ReadonlyArray<string>, ticketId: number) =>
+    const claim = (organizationId: OrganizationId, caller: Caller, ids: ReadonlyArray<string>, ticketId: number) =>
       ids.length === 0
         ? Effect.succeed([])
         : attachments
@@ -119,7 +120,7 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
      * append; answers the ticket after the write and the plan's result.
      */
     const onTicketPlanned = <A, E, R>(
-      organizationId: number,
+      organizationId: OrganizationId,
       ticketId: number,
       plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<TicketPlan<A>, E, R>,
       policies: ReadonlyArray<TicketPolicy> = []
@@ -135,7 +136,7 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
 
     /** {@link onTicketPlanned} for plans that are only commands; answers the ticket after the write. */
     const onTicket = <E, R>(
-      organizationId: number,
+      organizationId: OrganizationId,
       ticketId: number,
       plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>,
       policies: ReadonlyArray<TicketPolicy> = []

@@ -1,4 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
@@ -94,9 +95,9 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
     const pool = yield* PgPool.PgPool
 
     /** The stored view of a ticket of the organization, or undefined. */
-    const view = (organizationId: number, ticketId: number): Effect.Effect<StoredTicketView | undefined> =>
+    const view = (organizationId: OrganizationId, ticketId: number): Effect.Effect<StoredTicketView | undefined> =>
       sql<{ view: StoredTicketView }>`
-        SELECT view FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${String(organizationId)}`.pipe(
+        SELECT view FROM hd_tickets WHERE ticket_id = ${ticketId} AND organization_id = ${organizationId}`.pipe(
         Effect.map((rows) => rows[0]?.view),
         Effect.orDie,
         withSpan("TicketQueries.view")
@@ -135,13 +136,13 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
 
     /** The stored view of one message of a ticket of the organization, or undefined. */
     const message = (
-      organizationId: number,
+      organizationId: OrganizationId,
       ticketId: number,
       messageId: number
     ): Effect.Effect<StoredMessageView | undefined> =>
       sql<{ view: StoredMessageView }>`
         SELECT m.view FROM hd_ticket_messages m
-        JOIN hd_tickets t ON t.ticket_id = m.ticket_id AND t.organization_id = ${String(organizationId)}
+        JOIN hd_tickets t ON t.ticket_id = m.ticket_id AND t.organization_id = ${organizationId}
         WHERE m.ticket_id = ${ticketId} AND m.message_id = ${messageId}`.pipe(
         Effect.map((rows) => rows[0]?.view),
         Effect.orDie
@@ -151,10 +152,10 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
      * One page of a ticket's messages. Its count is read with the ticket's row, so a ticket that is not the
      * organization's fails the count (before any page is read) without a statement of its own.
      */
-    const messages = (organizationId: number, ticketId: number, ordering: Ordering.Ordering<string>) => ({
+    const messages = (organizationId: OrganizationId, ticketId: number, ordering: Ordering.Ordering<string>) => ({
       count: sql<{ count: string }>`
         SELECT (SELECT count(*) FROM hd_ticket_messages m WHERE m.ticket_id = t.ticket_id) AS count
-        FROM hd_tickets t WHERE t.ticket_id = ${ticketId} AND t.organization_id = ${String(organizationId)}`.pipe(
+        FROM hd_tickets t WHERE t.ticket_id = ${ticketId} AND t.organization_id = ${organizationId}`.pipe(
         Effect.orDie,
         Effect.flatMap((rows) =>
           rows.length === 0
@@ -175,7 +176,7 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
           SELECT view, (SELECT count(*) FROM hd_ticket_messages c WHERE c.ticket_id = ${ticketId}) AS total
           FROM hd_ticket_messages
           WHERE ticket_id = ${ticketId} AND EXISTS (
-            SELECT 1 FROM hd_tickets t WHERE t.ticket_id = ${ticketId} AND t.organization_id = ${String(organizationId)})
+            SELECT 1 FROM hd_tickets t WHERE t.ticket_id = ${ticketId} AND t.organization_id = ${organizationId})
           ORDER BY ${ordering.orderBy(sql)} LIMIT ${window.limit} OFFSET ${window.offset}`.pipe(
           Effect.map(Pagination.countedViews),
           Effect.orDie
@@ -219,9 +220,9 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
      * One page of the organization's tickets matching `search`. Merged-away tickets are never listed (their
      * conversation lives on in the survivor); spam only when asked for.
      */
-    const list = (organizationId: number, search: TicketSearch, ordering: Ordering.Ordering<string>) => {
+    const list = (organizationId: OrganizationId, search: TicketSearch, ordering: Ordering.Ordering<string>) => {
       const clauses: Array<Statement.Fragment> = [
-        sql`organization_id = ${String(organizationId)}`,
+        sql`organization_id = ${organizationId}`,
         sql`merged_into IS NULL`,
         sql`is_spam = ${search.isSpam}`,
         ...search.criteria.flatMap(criteriaClauses)

@@ -1,4 +1,4 @@
-import { ResendCreationEmail } from "@helpdesk/domain"
+import { type OrganizationId, ResendCreationEmail } from "@helpdesk/domain"
 import { Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -15,7 +15,7 @@ export class TicketResending extends Effect.Service<TicketResending>()("@helpdes
      * Moves the failed create-email back to `pending` and queues it again, in one transaction; a create-email that
      * did not fail is the domain's `CreateEmailNotFailed`.
      */
-    const resendCreationEmail = (organizationId: number, caller: Caller, ticketId: number) =>
+    const resendCreationEmail = (organizationId: OrganizationId, caller: Caller, ticketId: number) =>
       onTicket(
         organizationId,
         ticketId,

@@ -1,4 +1,4 @@
-import { SnoozeTicket, UnsnoozeTicket } from "@helpdesk/domain"
+import { type OrganizationId, SnoozeTicket, UnsnoozeTicket } from "@helpdesk/domain"
 import { type DateTime, Effect } from "effect"
 import type { Caller } from "../Auth/CurrentCaller.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -10,13 +10,13 @@ export class TicketSnoozing extends Effect.Service<TicketSnoozing>()("@helpdesk/
     const { actorFor, onTicket } = yield* TicketPipeline
 
     /** Snoozes (or re-snoozes) the ticket until `until`. */
-    const snooze = (organizationId: number, caller: Caller, ticketId: number, until: DateTime.Utc) =>
+    const snooze = (organizationId: OrganizationId, caller: Caller, ticketId: number, until: DateTime.Utc) =>
       onTicket(organizationId, ticketId, (_, at) =>
         Effect.map(actorFor(caller, "associate"), (actor) => [new SnoozeTicket({ ticketId, at, actor, until })])
       ).pipe(withSpan("TicketCommands.snooze"))
 
     /** Takes the ticket out of snooze (`last_unsnooze_reason: manual`). */
-    const unsnooze = (organizationId: number, caller: Caller, ticketId: number) =>
+    const unsnooze = (organizationId: OrganizationId, caller: Caller, ticketId: number) =>
       onTicket(organizationId, ticketId, (_, at) =>
         Effect.map(actorFor(caller, "associate"), (actor) => [new UnsnoozeTicket({ ticketId, at, actor })])
       ).pipe(withSpan("TicketCommands.unsnooze"))

@@ -1,4 +1,4 @@
-import type { Ticket, TicketCommand } from "@helpdesk/domain"
+import type { OrganizationId, Ticket, TicketCommand } from "@helpdesk/domain"
 import { type DateTime, Effect } from "effect"
 import { withSpan } from "../Observability/Spans.js"
 import { TicketOutbox } from "./TicketOutbox.js"
@@ -18,7 +18,7 @@ export class TicketSystemCommands extends Effect.Service<TicketSystemCommands>()
        * instant of the write and may return no commands. Refusals of the domain come out as its `TicketError`s.
        */
       const asSystem = <E, R>(
-        organizationId: number,
+        organizationId: OrganizationId,
         ticketId: number,
         plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>
       ) => onTicket(organizationId, ticketId, plan, [outbox.messageEmails]).pipe(withSpan("TicketCommands.asSystem"))

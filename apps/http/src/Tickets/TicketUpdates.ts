@@ -5,6 +5,7 @@ import {
   ClassifyTicket,
   CloseTicket,
   MarkSpam,
+  type OrganizationId,
   type Priority,
   ReopenTicket,
   SetTags,
@@ -38,7 +39,7 @@ export class TicketUpdates extends Effect.Service<TicketUpdates>()("@helpdesk/ht
     const csat = yield* CsatPolicy
 
     /** Applies a partial update (status, classification, priority, waiting_on, assignee, tags, spam) atomically. */
-    const update = (organizationId: number, caller: Caller, ticketId: number, changes: UpdateTicketInput) =>
+    const update = (organizationId: OrganizationId, caller: Caller, ticketId: number, changes: UpdateTicketInput) =>
       onTicket(
         organizationId,
         ticketId,

@@ -1,5 +1,5 @@
 import type { SqlClient } from "@effect/sql"
-import { runTicketBatch, type TicketCommand, TicketStore } from "@helpdesk/domain"
+import { type OrganizationId, runTicketBatch, type TicketCommand, TicketStore } from "@helpdesk/domain"
 import { Cause, type Context, DateTime, Effect, Either } from "effect"
 import { withSpan } from "../Observability/Spans.js"
 import { type BatchResult, drain, type SweepResult } from "./Sweep.js"
@@ -7,7 +7,7 @@ import { type BatchResult, drain, type SweepResult } from "./Sweep.js"
 /** A ticket a timer claimed: the row's ticket and organization, with whatever else the timer's command needs. */
 export interface DueTicket {
   readonly ticketId: number
-  readonly organizationId: string
+  readonly organizationId: OrganizationId
 }
 
 /** The sweeps every due timer offers over its claiming transaction. */

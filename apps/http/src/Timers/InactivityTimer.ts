@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { AddMessage, CloseTicket, systemActor, type Ticket, type TicketCommand } from "@helpdesk/domain"
+import { AddMessage, CloseTicket, OrganizationId, systemActor, type Ticket, type TicketCommand } from "@helpdesk/domain"
 import { DateTime, Effect } from "effect"
 import { TicketCommands } from "../Tickets/TicketCommands.js"
 import { repliesByEmail } from "../Tickets/TicketPipeline.js"
@@ -150,7 +150,7 @@ export class InactivityTimer extends Effect.Service<InactivityTimer>()("@helpdes
           (row) => {
             let acted = false
             return commands
-              .asSystem(Number(row.organizationId), Number(row.ticketId), (ticket, at) =>
+              .asSystem(OrganizationId.make(row.organizationId), Number(row.ticketId), (ticket, at) =>
                 Effect.tap(plan(row, now)(ticket, at), (planned) => {
                   acted = planned.length > 0
                 })

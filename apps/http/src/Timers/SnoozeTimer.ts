@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
+import { OrganizationId, SnoozeTimerElapsed, systemActor, TicketStore } from "@helpdesk/domain"
 import { DateTime, Effect } from "effect"
 import { type DueTicket, dueSweeps, firePipelineBatch } from "./DueTimer.js"
 import { timerServiceLoop } from "./Sweep.js"
@@ -52,7 +52,7 @@ export class SnoozeTimer extends Effect.Service<SnoozeTimer>()("@helpdesk/http/T
         return yield* fire(
           rows.map((row) => ({
             ticketId: Number(row.ticketId),
-            organizationId: row.organizationId,
+            organizationId: OrganizationId.make(row.organizationId),
             snoozedUntil: DateTime.unsafeFromDate(row.snoozedUntil)
           })),
           now

@@ -1,4 +1,5 @@
 import { SqlClient, SqlError, SqlSchema } from "@effect/sql"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect, Option, Schema } from "effect"
 import { AuthCache } from "../Auth/AuthCache.js"
 import { MEMBER_ROLES, type MemberRole } from "../Auth/CurrentCaller.js"
@@ -27,7 +28,7 @@ export type Member = typeof Member.Type
 /** A row of the member select (`u.id, u.email, u.name, u.profile_picture_url, m.role, joined_at`): a {@link Member}. */
 const MemberRow = Schema.Struct({ ...Member.fields, id: BigInt8 })
 
-const OrganizationUser = Schema.Struct({ organizationId: Schema.Number, userId: Schema.Number })
+const OrganizationUser = Schema.Struct({ organizationId: OrganizationId, userId: Schema.Number })
 
 const isSqlError = (error: unknown): error is SqlError.SqlError => error instanceof SqlError.SqlError
 
@@ -60,7 +61,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
     })
 
     /** The user's role in the organization, if a member. */
-    const roleOf = (organizationId: number, userId: number): Effect.Effect<MemberRole | undefined> =>
+    const roleOf = (organizationId: OrganizationId, userId: number): Effect.Effect<MemberRole | undefined> =>
       findRole({ organizationId, userId }).pipe(
         Effect.map(Option.match({ onNone: () => undefined, onSome: ({ role }) => role })),
         dieUndecodable("memberships"),
@@ -79,12 +80,12 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       execute: ({ organizationId, userId }) =>
         sql`${select} WHERE m.organization_id = ${organizationId} AND m.user_id = ${userId}`
     })
-    const find = (organizationId: number, userId: number): Effect.Effect<Member | undefined> =>
+    const find = (organizationId: OrganizationId, userId: number): Effect.Effect<Member | undefined> =>
       findOne({ organizationId, userId })
 
     /** Adds a user who is not yet a member. */
     const add = (
-      organizationId: number,
+      organizationId: OrganizationId,
       user: { readonly id: number; readonly email: string },
       role: MemberRole
     ): Effect.Effect<Member, AlreadyMember> =>
@@ -101,7 +102,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       }).pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Memberships.add"))
 
     const countOwners = SqlSchema.single({
-      Request: Schema.Number,
+      Request: OrganizationId,
       Result: Schema.Struct({ count: BigInt8 }),
       execute: (organizationId) =>
         sql`SELECT count(*) AS count FROM memberships WHERE organization_id = ${organizationId} AND role = 'owner'`
@@ -109,7 +110,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
 
     // The last owner stays owner: a change that leaves them `next` (another role, or none when removed) fails.
     const keepLastOwner = (
-      organizationId: number,
+      organizationId: OrganizationId,
       userId: number,
       current: MemberRole | undefined,
       next: MemberRole | undefined
@@ -129,7 +130,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
      * to its owners cannot each leave the other owner; the person's cached memberships are forgotten after commit.
      */
     const changeMembership = <A, E>(
-      organizationId: number,
+      organizationId: OrganizationId,
       userId: number,
       change: (current: MemberRole | undefined) => Effect.Effect<A, E | SqlError.SqlError>
     ) =>
@@ -147,7 +148,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
      * Adds the user to the organization, or changes their role when already a member (the CLI's `user add`); the
      * last owner stays owner.
      */
-    const put = (organizationId: number, userId: number, role: MemberRole): Effect.Effect<void, LastOwner> =>
+    const put = (organizationId: OrganizationId, userId: number, role: MemberRole): Effect.Effect<void, LastOwner> =>
       changeMembership(organizationId, userId, (current) =>
         Effect.zipRight(
           keepLastOwner(organizationId, userId, current, role),
@@ -159,7 +160,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
 
     /** Changes a member's role; the last owner stays owner. */
     const changeRole = (
-      organizationId: number,
+      organizationId: OrganizationId,
       userId: number,
       role: MemberRole
     ): Effect.Effect<Member, MemberNotFound | LastOwner> =>
@@ -178,7 +179,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       )
 
     /** Removes a member (their user and personal tokens stay: they may belong elsewhere); never the last owner. */
-    const remove = (organizationId: number, userId: number): Effect.Effect<void, MemberNotFound | LastOwner> =>
+    const remove = (organizationId: OrganizationId, userId: number): Effect.Effect<void, MemberNotFound | LastOwner> =>
       changeMembership(organizationId, userId, (current) =>
         Effect.gen(function* () {
           if (current === undefined) return yield* new MemberNotFound({ userId })
@@ -188,7 +189,7 @@ export class Memberships extends Effect.Service<Memberships>()("@helpdesk/http/U
       ).pipe(withSpan("Memberships.remove"))
 
     /** The organization's members whose name or e-mail contains every search term, one page in order. */
-    const list = (organizationId: number, options: Repository.Search) => {
+    const list = (organizationId: OrganizationId, options: Repository.Search) => {
       const where = Repository.everyTerm(
         sql,
         sql`m.organization_id = ${organizationId}`,

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import * as Endpoint from "../Http/Endpoint.js"
 import * as Ordering from "../Http/Ordering.js"
-import { IntegerId, integerIdParam, OrganizationId } from "../Http/PathParams.js"
+import { IntegerId, integerIdParam, OrganizationPublicId } from "../Http/PathParams.js"
 import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
 import {
@@ -15,7 +15,7 @@ import {
   WebhookWithSecret
 } from "./Webhook.js"
 
-const WebhookPath = Schema.Struct({ organization_id: OrganizationId, webhook_id: IntegerId })
+const WebhookPath = Schema.Struct({ organization_id: OrganizationPublicId, webhook_id: IntegerId })
 
 const WEBHOOK = "/organizations/:organization_id/webhooks/:webhook_id/"
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { RecordedEvent } from "@helpdesk/domain"
+import { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import { catchUp } from "../EventStore/Consumer.js"
 import type { PostgresEventStore } from "../EventStore/PostgresEventStore.js"
@@ -27,7 +28,7 @@ const webhookConsumer = (webhook: BehindRow) => ({
   batchSize: FAN_OUT_BATCH,
   // Only the organization's events (its index range of the log); types are filtered here, so the checkpoint
   // still moves past the events of other types.
-  filter: { organizationId: Number(webhook.organizationId) },
+  filter: { organizationId: OrganizationId.make(webhook.organizationId) },
   handle: (events: ReadonlyArray<RecordedEvent>) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
 import { Duration, Effect, Schema } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
@@ -65,7 +66,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
 
     /** Creates a webhook with a new secret, reading the global log from its end. */
     const create = (
-      organizationId: number,
+      organizationId: OrganizationId,
       input: WebhookCreate
     ): Effect.Effect<StoredWebhookWithSecret, WebhookUrlRefused> =>
       Effect.gen(function* () {
@@ -93,7 +94,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
      * on clears `disabled_reason` and starts it again at the end of the log (what happened meanwhile is in the
      * change feed, not redelivered).
      */
-    const update = (organizationId: number, id: number, changes: WebhookUpdate) =>
+    const update = (organizationId: OrganizationId, id: number, changes: WebhookUpdate) =>
       Effect.gen(function* () {
         yield* checkUrl(changes.url)
         return yield* sql.withTransaction(
@@ -126,7 +127,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
 
     /** Replaces the secret; the previous one also signs for `overlap` so receivers can switch without a gap. */
     const rotateSecret = (
-      organizationId: number,
+      organizationId: OrganizationId,
       id: number,
       overlap: Duration.Duration = defaultWebhookOptions.secretOverlap
     ): Effect.Effect<StoredWebhookWithSecret, WebhookNotFound> =>
@@ -145,7 +146,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
       }).pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Webhooks.rotateSecret"))
 
     /** Deletes a webhook, its deliveries, its log and its checkpoint: nothing is sent for it afterwards. */
-    const remove = (organizationId: number, id: number): Effect.Effect<void, WebhookNotFound> =>
+    const remove = (organizationId: OrganizationId, id: number): Effect.Effect<void, WebhookNotFound> =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -156,7 +157,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("@helpdesk/http/Webhook
         .pipe(Effect.catchTag("SqlError", Effect.die), withSpan("Webhooks.remove"))
 
     /** The organization's webhooks, one page in the given order (the API's: oldest first). */
-    const list = (organizationId: number, options: { readonly ordering: Ordering.Ordering<string> }) =>
+    const list = (organizationId: OrganizationId, options: { readonly ordering: Ordering.Ordering<string> }) =>
       webhookRows.page(sql, { columns, where: sql`organization_id = ${organizationId}`, ordering: options.ordering })
 
     /** A webhook's delivery log, newest attempt first, one page. */

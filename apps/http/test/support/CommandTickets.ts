@@ -1,3 +1,4 @@
+import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import { TicketCommands } from "../../src/Tickets/TicketCommands.js"
 import type { CreateTicketInput } from "../../src/Tickets/TicketCreation.js"
@@ -13,7 +14,11 @@ export interface SeededTicket {
 }
 
 /** The input of `TicketCommands.create` for a text ticket an associate (`userId`) records by API for a customer. */
-export const associateTicket = (organizationId: number, userId: number, ticket: SeededTicket): CreateTicketInput => ({
+export const associateTicket = (
+  organizationId: OrganizationId,
+  userId: number,
+  ticket: SeededTicket
+): CreateTicketInput => ({
   organizationId,
   caller: { _tag: "Person", userId, tokenId: 0 },
   createdByRole: "associate",
@@ -38,7 +43,7 @@ export const associateTicket = (organizationId: number, userId: number, ticket: 
  * bypassing HTTP; answers their ids in order.
  */
 export const createTickets = (
-  organizationId: number,
+  organizationId: OrganizationId,
   userId: number,
   count: number,
   ticketOf: (i: number) => SeededTicket,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto"
+import type { OrganizationId } from "@helpdesk/domain"
 import { DateTime, Effect } from "effect"
 import type { MemberRole } from "../../src/Auth/CurrentCaller.js"
 import { Tokens } from "../../src/Auth/Tokens.js"
@@ -14,6 +15,8 @@ export const uniqueEmail = (label = "user") => `${label}-${randomBytes(4).toStri
 export interface OrgFixture {
   /** The organization as the API shows it. */
   readonly organization: OrganizationWire
+  /** Its id, as the services below the API take it. */
+  readonly organizationId: OrganizationId
   readonly ownerId: number
   readonly ownerEmail: string
   readonly ownerToken: string
@@ -33,6 +36,7 @@ export const organization = (name = `Org ${randomBytes(3).toString("hex")}`) =>
     const token = yield* tokens.issuePersonal(owner.id)
     return {
       organization: organizationWire(organization, DateTime.toDate(yield* DateTime.now)),
+      organizationId: organization.id,
       ownerId: owner.id,
       ownerEmail,
       ownerToken: token.token,
@@ -41,13 +45,13 @@ export const organization = (name = `Org ${randomBytes(3).toString("hex")}`) =>
   })
 
 /** The id of a new organization (see {@link organization}), for tests of the services below the API. */
-export const organizationId = (name?: string) => Effect.map(organization(name), (org) => org.organization.id)
+export const organizationId = (name?: string) => Effect.map(organization(name), (org) => org.organizationId)
 
 /** A new user with a role in the organization, and their personal token. */
 export const member = (org: OrgFixture, role: MemberRole) =>
   Effect.gen(function* () {
     const user = yield* (yield* Users).ensure(uniqueEmail(role))
-    yield* (yield* Memberships).put(org.organization.id, user.id, role)
+    yield* (yield* Memberships).put(org.organizationId, user.id, role)
     const token = yield* (yield* Tokens).issuePersonal(user.id)
     return { userId: user.id, email: user.email, token: token.token }
   })
@@ -59,7 +63,7 @@ export const staff = (org: OrgFixture) =>
 /** An integration token of the organization. */
 export const integrationToken = (org: OrgFixture) =>
   Effect.map(Tokens, (tokens) => tokens).pipe(
-    Effect.flatMap((tokens) => tokens.issueIntegration(org.organization.id)),
+    Effect.flatMap((tokens) => tokens.issueIntegration(org.organizationId)),
     Effect.map((issued) => issued.token)
   )
 
