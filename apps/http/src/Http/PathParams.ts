@@ -3,7 +3,8 @@ import { NotFound } from "./Errors.js"
 
 /**
  * `{organization_id}`: the organization's `public_id`. Declared as a plain string so HttpApi never answers 400
- * for it; `OrganizationAccess.require` turns a malformed or unknown id into 404.
+ * for it; `OrganizationAccess.require` turns a malformed or unknown id into 404, and a known one into the
+ * organization's internal id (the domain's `OrganizationId`, a different value; decision 0809).
  */
 export const OrganizationPublicId = Schema.String.annotations({
   jsonSchema: { type: "string", pattern: "^[-a-zA-Z0-9_]+$", description: "The organization's `public_id`." }
