@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { OrganizationId } from "@helpdesk/domain"
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Option, ParseResult, Schema } from "effect"
 import { CompanyNotFound } from "../Companies/CompanyErrors.js"
 import { CompanyId } from "../Companies/CompanyId.js"
 import { domainOfEmail } from "../Companies/EmailDomain.js"
@@ -118,7 +118,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
       const email = normalizeCustomerEmail(input.email)
       const name = [...(input.name ?? "").trim()].slice(0, 255).join("")
       return Effect.gen(function* () {
-        const rows = yield* sql<{ readonly id: string }>`
+        const id = yield* sql`
           INSERT INTO customers ${sql.insert({
             organizationId,
             ...nameAndEmailColumns(name, email)
@@ -126,8 +126,8 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
           ON CONFLICT (organization_id, email_key) DO UPDATE
             SET name = EXCLUDED.name, search_text = EXCLUDED.search_text, updated_at = now()
             WHERE customers.name = '' AND EXCLUDED.name <> ''
-          RETURNING id`
-        if (rows[0] !== undefined) return (yield* findById(organizationId, CustomerId.make(Number(rows[0].id))))!
+          RETURNING id`.pipe(Repository.returnedId("customers"))
+        if (Option.isSome(id)) return (yield* findById(organizationId, CustomerId.make(id.value)))!
         return (yield* findByEmail(organizationId, email))!
       }).pipe(Effect.orDie, withSpan("Customers.findOrCreateByEmail"))
     }
@@ -155,7 +155,7 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
       return Effect.gen(function* () {
         if (companyId !== null) yield* requireCompany(organizationId, companyId)
         if (input.is_company_manager === true && companyId === null) return yield* new ManagerWithoutCompany()
-        const rows = yield* sql<{ readonly id: string }>`
+        const id = yield* sql`
           INSERT INTO customers ${sql.insert({
             organizationId,
             ...nameAndEmailColumns(name, email),
@@ -163,8 +163,8 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
             companyId,
             isCompanyManager: input.is_company_manager ?? false
           })}
-          RETURNING id`
-        return (yield* findById(organizationId, CustomerId.make(Number(rows[0]!.id))))!
+          RETURNING id`.pipe(Repository.returnedId("customers"), Effect.map(Option.getOrThrow))
+        return (yield* findById(organizationId, CustomerId.make(id)))!
       }).pipe(write("Customers.create", email))
     }
 

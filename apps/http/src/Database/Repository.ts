@@ -5,6 +5,7 @@ import type { Ordering } from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { withSpan } from "../Observability/Spans.js"
 import { containsPattern } from "../Search/SearchText.js"
+import { BigInt8 } from "./Columns.js"
 import { dieUndecodable } from "./Rows.js"
 
 /**
@@ -56,6 +57,17 @@ export const returning =
       Effect.map(Arr.head),
       dieUndecodable(table)
     )
+
+const IdRow = Schema.Struct({ id: BigInt8 })
+
+/**
+ * The `id` of the row a statement returns (`… RETURNING id`, `SELECT id …`), decoded from the driver's decimal
+ * string; none when it returns no row (an `ON CONFLICT` that did nothing).
+ */
+export const returnedId =
+  (table: string) =>
+  <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>): Effect.Effect<Option.Option<number>, E, R> =>
+    statement.pipe(returning(table, IdRow), Effect.map(Option.map((row) => row.id)))
 
 /**
  * The rows of `table` as a repository reads them, decoded by `schema`: `findById`, the organization's item with an

@@ -9,7 +9,7 @@ import type { ArticleCreate, ArticleStatus, ArticleUpdate } from "./Article.js"
 import { ArticleNotFound, UnknownCollection } from "./Errors.js"
 import { ArticleModel, decodeRow } from "./Models.js"
 import { lockPortal } from "./Portals.js"
-import { placement } from "./Positions.js"
+import { placement, relocation } from "./Positions.js"
 import { claimSlug } from "./Slugs.js"
 
 /** Orderings of the article list (default: position, then id). */
@@ -103,7 +103,7 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
           position: input.position,
           movedTo: { parent: input.collection }
         })
-        const rows = yield* sql<{ readonly id: string }>`
+        const id = yield* sql`
           INSERT INTO hc_articles ${sql.insert({
             organizationId,
             collectionId: input.collection,
@@ -116,8 +116,8 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
             publishedAt: status === "published" ? now : null,
             createdAt: now,
             updatedAt: now
-          })} RETURNING id`
-        return yield* find(organizationId, Number(rows[0]!.id))
+          })} RETURNING id`.pipe(Repository.returnedId("hc_articles"), Effect.map(Option.getOrThrow))
+        return yield* find(organizationId, id)
       }).pipe(Effect.catchTag("ArticleNotFound", Effect.die), Repository.write("Articles.create", { transaction: sql }))
 
     /** Changes an article; moving it to another collection without a position puts it last there. */
@@ -128,20 +128,12 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
         const now = new Date()
         const moved = changes.collection !== undefined && changes.collection !== current.collection
         if (moved) yield* requireCollection(organizationId, changes.collection!)
-        const position = yield* placement(sql, "article", organizationId, {
+        const { position, slug } = yield* relocation(sql, "article", organizationId, current, {
           position: changes.position,
-          ...(moved ? { movedTo: { parent: changes.collection! } } : {})
+          movedTo: moved ? { parent: changes.collection! } : undefined,
+          slug: changes.slug,
+          text: changes.title ?? current.title
         })
-        const slug =
-          changes.slug !== undefined && changes.slug !== current.slug
-            ? yield* claimSlug(sql, {
-                kind: "article",
-                organizationId,
-                wanted: changes.slug,
-                text: changes.title ?? current.title,
-                exceptId: id
-              })
-            : undefined
         const firstPublished = changes.status === "published" && current.publishedAt === null
         const columns = {
           ...(changes.title === undefined ? {} : { title: changes.title }),

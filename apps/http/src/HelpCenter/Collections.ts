@@ -9,7 +9,7 @@ import type { CollectionCreate, CollectionUpdate } from "./Collection.js"
 import { CollectionNotEmpty, CollectionNotFound, InvalidMove, UnknownCollection } from "./Errors.js"
 import { ArticleSummaryModel, CollectionModel, decodeRow } from "./Models.js"
 import { lockPortal } from "./Portals.js"
-import { placement } from "./Positions.js"
+import { placement, relocation } from "./Positions.js"
 import { claimSlug } from "./Slugs.js"
 import { buildTree, refuseMove } from "./Tree.js"
 
@@ -134,7 +134,7 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
           position: input.position,
           movedTo: { parent }
         })
-        const rows = yield* sql<{ readonly id: string }>`
+        const id = yield* sql`
           INSERT INTO hc_collections ${sql.insert({
             organizationId,
             portalId: portal,
@@ -144,8 +144,8 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
             metaDescription: input.meta_description ?? "",
             icon: input.icon ?? "",
             position: position!
-          })} RETURNING id`
-        return yield* find(organizationId, Number(rows[0]!.id))
+          })} RETURNING id`.pipe(Repository.returnedId("hc_collections"), Effect.map(Option.getOrThrow))
+        return yield* find(organizationId, id)
       }).pipe(
         Effect.catchTag("CollectionNotFound", Effect.die),
         Repository.write("Collections.create", { transaction: sql })
@@ -158,20 +158,12 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
         const current = yield* find(organizationId, id)
         const moved = changes.parent !== undefined && changes.parent !== current.parent
         if (moved) yield* checkParent(organizationId, id, changes.parent!)
-        const position = yield* placement(sql, "collection", organizationId, {
+        const { position, slug } = yield* relocation(sql, "collection", organizationId, current, {
           position: changes.position,
-          ...(moved ? { movedTo: { parent: changes.parent! } } : {})
+          movedTo: moved ? { parent: changes.parent! } : undefined,
+          slug: changes.slug,
+          text: changes.name ?? current.name
         })
-        const slug =
-          changes.slug !== undefined && changes.slug !== current.slug
-            ? yield* claimSlug(sql, {
-                kind: "collection",
-                organizationId,
-                wanted: changes.slug,
-                text: changes.name ?? current.name,
-                exceptId: id
-              })
-            : undefined
         const columns = {
           ...(changes.name === undefined ? {} : { name: changes.name }),
           ...(changes.meta_description === undefined ? {} : { metaDescription: changes.meta_description }),

@@ -1,6 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { OrganizationId } from "@helpdesk/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import * as Repository from "../Database/Repository.js"
 
 /**
  * Each organization has exactly one help-center portal, created the first time something is written to it; its
@@ -14,17 +15,17 @@ import { Effect } from "effect"
 export const lockPortal = (sql: SqlClient.SqlClient, organizationId: OrganizationId) =>
   Effect.gen(function* () {
     yield* sql`INSERT INTO hc_portals (organization_id) VALUES (${organizationId}) ON CONFLICT (organization_id) DO NOTHING`
-    const rows = yield* sql<{ readonly id: string }>`
-      SELECT id FROM hc_portals WHERE organization_id = ${organizationId} FOR UPDATE`
-    return Number(rows[0]!.id)
+    return yield* sql`SELECT id FROM hc_portals WHERE organization_id = ${organizationId} FOR UPDATE`.pipe(
+      Repository.returnedId("hc_portals"),
+      Effect.map(Option.getOrThrow)
+    )
   })
 
 /** The organization's portal id, creating the portal when missing. */
 export const ensurePortal = (sql: SqlClient.SqlClient, organizationId: OrganizationId) =>
   Effect.gen(function* () {
-    const rows = yield* sql<{ readonly id: string }>`
+    return yield* sql`
       INSERT INTO hc_portals (organization_id) VALUES (${organizationId})
       ON CONFLICT (organization_id) DO UPDATE SET organization_id = EXCLUDED.organization_id
-      RETURNING id`
-    return Number(rows[0]!.id)
+      RETURNING id`.pipe(Repository.returnedId("hc_portals"), Effect.map(Option.getOrThrow))
   })

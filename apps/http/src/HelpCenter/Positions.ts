@@ -2,7 +2,9 @@ import type { SqlClient, SqlError } from "@effect/sql"
 import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 import * as Fields from "../Http/Fields.js"
+import type { SlugTaken } from "./Errors.js"
 import { ITEM_KINDS, type ItemKind } from "./Kinds.js"
+import { claimSlug } from "./Slugs.js"
 
 /**
  * Positions order collections among their siblings and articles within their collection (ascending, ties by
@@ -46,3 +48,34 @@ export const placement = (
     : options.movedTo === undefined
       ? Effect.succeed(undefined)
       : nextPosition(sql, kind, organizationId, options.movedTo.parent)
+
+/**
+ * Where a changed collection or article goes and the slug it takes, in the write's transaction after `lockPortal`:
+ * its {@link placement}, and a slug claimed only when the change names one other than the item's (a blank one is
+ * generated from `text`).
+ */
+export const relocation = (
+  sql: SqlClient.SqlClient,
+  kind: ItemKind,
+  organizationId: OrganizationId,
+  item: { readonly id: number; readonly slug: string },
+  change: {
+    readonly position: number | undefined
+    readonly movedTo: { readonly parent: number | null } | undefined
+    readonly slug: string | undefined
+    readonly text: string
+  }
+): Effect.Effect<
+  { readonly position: number | undefined; readonly slug: string | undefined },
+  SlugTaken | SqlError.SqlError
+> =>
+  Effect.all({
+    position: placement(sql, kind, organizationId, {
+      position: change.position,
+      ...(change.movedTo === undefined ? {} : { movedTo: change.movedTo })
+    }),
+    slug:
+      change.slug === undefined || change.slug === item.slug
+        ? Effect.succeed(undefined)
+        : claimSlug(sql, { kind, organizationId, wanted: change.slug, text: change.text, exceptId: item.id })
+  })

@@ -134,10 +134,10 @@ export class Inboxes extends Effect.Service<Inboxes>()("@helpdesk/http/Inboxes/I
         if (isDefault && !first)
           yield* sql`UPDATE inboxes SET is_default = false, updated_at = ${yield* Repository.now}
                      WHERE organization_id = ${organizationId} AND is_default`
-        const rows = yield* sql<{ readonly id: string }>`
+        const id = yield* sql`
           INSERT INTO inboxes ${sql.insert({ ...columnsOf(input), organizationId, isDefault })}
-          RETURNING id`
-        return (yield* findById(organizationId, InboxId.make(Number(rows[0]!.id))))!
+          RETURNING id`.pipe(Repository.returnedId("inboxes"), Effect.map(Option.getOrThrow))
+        return (yield* findById(organizationId, InboxId.make(id)))!
       }).pipe(write("Inboxes.create", input.email_prefix))
 
     /**
