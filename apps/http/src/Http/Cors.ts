@@ -128,7 +128,7 @@ export const cors =
         return HttpServerResponse.empty({ status: 204, headers: preflightHeaders(origin) })
       const headers = finish(origin)
       // Routed answers are written before this middleware sees them (the pre-response handler adds the headers);
-      // answers made on the way (redirects, the early GET ticket, a refused Host) come back here.
+      // answers made on the way (redirects, a refused Host) come back here.
       yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(headers(response)))
       return headers(yield* app)
     })
