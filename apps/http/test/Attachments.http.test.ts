@@ -77,7 +77,10 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("uploa
       const first = yield* upload(`${org.path}pending-attachments/`, org.ownerToken, new Blob(["a"]), "a.bin")
       const second = yield* upload(`${org.path}pending-attachments/`, org.ownerToken, new Blob(["b"]), "b.bin")
       // Another first character, whatever the signature starts with (an "X" replaced by "X" would be no tampering).
-      const tampered = first.body.download_url.replace(/signature=(.)/, (_, c) => `signature=${c === "X" ? "Y" : "X"}`)
+      const tampered = first.body.download_url.replace(
+        /signature=(.)/,
+        (_: string, c: string) => `signature=${c === "X" ? "Y" : "X"}`
+      )
       const foreign = first.body.download_url.replace(first.body.id, second.body.id)
       for (const url of [tampered, foreign, first.body.download_url.replace(/expires=\d+/, "expires=1")]) {
         const response = yield* download(url)
