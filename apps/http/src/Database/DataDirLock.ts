@@ -55,6 +55,14 @@ const readOwner = (file: string): LockOwner | null => {
   }
 }
 
+// The owner's record written whole beside the lock, then put in place by one link or rename: a reader never sees
+// the lock file empty or half written (which it would take for a stale lock and remove).
+const writeBeside = (file: string, owner: LockOwner): string => {
+  const draft = `${file}.${process.pid}.tmp`
+  fs.writeFileSync(draft, JSON.stringify(owner), { mode: 0o600 })
+  return draft
+}
+
 /**
  * Takes the lock of an embedded data directory, so that only one process ever opens it.
  * A lock left by a process that no longer runs is taken over.
@@ -62,16 +70,20 @@ const readOwner = (file: string): LockOwner | null => {
 export const tryLockDataDir = (dataDir: string): LockAttempt => {
   fs.mkdirSync(dataDir, { recursive: true })
   const file = path.join(dataDir, "helpdesk.lock")
+  const startedAt = new Date().toISOString()
+  const processStart = processStartOf(process.pid)
+  const owner = (endpoint: SocketEndpoint | null): LockOwner => ({
+    pid: process.pid,
+    startedAt,
+    processStart,
+    endpoint
+  })
   for (let attempt = 0; attempt < 3; attempt++) {
+    const draft = writeBeside(file, owner(null))
     try {
-      const fd = fs.openSync(file, "wx", 0o600)
-      const startedAt = new Date().toISOString()
-      const processStart = processStartOf(process.pid)
-      fs.writeSync(
-        fd,
-        JSON.stringify({ pid: process.pid, startedAt, processStart, endpoint: null } satisfies LockOwner)
-      )
-      fs.closeSync(fd)
+      // Fails with EEXIST when the lock is there: taking it and writing its owner are one step.
+      fs.linkSync(draft, file)
+      fs.rmSync(draft, { force: true })
       const release = () => {
         process.off("exit", release)
         if (readOwner(file)?.pid === process.pid) fs.rmSync(file, { force: true })
@@ -80,18 +92,15 @@ export const tryLockDataDir = (dataDir: string): LockAttempt => {
       process.on("exit", release)
       return {
         _tag: "Acquired",
-        publish: (endpoint) =>
-          fs.writeFileSync(
-            file,
-            JSON.stringify({ pid: process.pid, startedAt, processStart, endpoint } satisfies LockOwner)
-          ),
+        publish: (endpoint) => fs.renameSync(writeBeside(file, owner(endpoint)), file),
         release
       }
     } catch (error) {
+      fs.rmSync(draft, { force: true })
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      const owner = readOwner(file)
-      if (owner && isRunning(owner)) return { _tag: "HeldBy", owner }
-      // A stale lock (its process is gone, or it was never written through): take it over.
+      const holder = readOwner(file)
+      if (holder && isRunning(holder)) return { _tag: "HeldBy", owner: holder }
+      // A stale lock (its process is gone, or an older version left it unwritten): take it over.
       fs.rmSync(file, { force: true })
     }
   }
