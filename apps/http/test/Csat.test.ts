@@ -1,33 +1,24 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { get, patch, post, request, TestAppLive } from "./support/TestApp.js"
-import {
-  assertInvalid,
-  outbox,
-  readTicket,
-  readTicketBody,
-  type TicketOrg,
-  ticket,
-  organization as ticketOrganization,
-  updateTicket
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 /** An organization that asks for CSAT surveys. */
 const organization = Effect.gen(function* () {
-  const org = yield* ticketOrganization
+  const org = yield* Tickets.organization
   const enabled = yield* patch(org.path, { token: org.ownerToken, json: { enable_csat: true } })
   assert.strictEqual(enabled.status, 200, enabled.text)
   return org
 })
 
-const close = (org: TicketOrg, id: number, classification = "resolved") =>
-  Effect.tap(updateTicket(org, id, { status: "closed", classification }), (r) =>
+const close = (org: Tickets.TicketOrg, id: number, classification = "resolved") =>
+  Effect.tap(Tickets.updateTicket(org, id, { status: "closed", classification }), (r) =>
     assert.strictEqual(r.status, 200, r.text)
   )
 
 /** The survey rows queued for a ticket, and the path of the survey link the first one carries. */
 const surveysOf = (id: number) =>
-  Effect.map(outbox(id), (rows) => {
+  Effect.map(Tickets.outbox(id), (rows) => {
     const surveys = rows.filter((row) => row.kind === "csat_survey")
     const link =
       surveys[0] === undefined
@@ -37,9 +28,9 @@ const surveysOf = (id: number) =>
   })
 
 /** A closed ticket with its survey link's path. */
-const closedWithSurvey = (org: TicketOrg) =>
+const closedWithSurvey = (org: Tickets.TicketOrg) =>
   Effect.gen(function* () {
-    const created = yield* ticket(org)
+    const created = yield* Tickets.ticket(org)
     yield* close(org, created.id)
     const { surveys, path } = yield* surveysOf(created.id)
     assert.strictEqual(surveys.length, 1)
@@ -53,7 +44,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
     () =>
       Effect.gen(function* () {
         const org = yield* organization
-        const created = yield* ticket(org, { customer_name: "Jane Roe" })
+        const created = yield* Tickets.ticket(org, { customer_name: "Jane Roe" })
         yield* close(org, created.id)
         const { surveys, path } = yield* surveysOf(created.id)
         assert.strictEqual(surveys.length, 1)
@@ -76,7 +67,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
         assert.strictEqual(answered.status, 201, answered.text)
         assert.deepStrictEqual(answered.body.csat_response, { rating: 4, comment: "Quick and kind." })
         assert.isTrue(answered.body.answered)
-        const read = yield* readTicket(org, created.id)
+        const read = yield* Tickets.readTicket(org, created.id)
         assert.deepStrictEqual(read.body.csat_response, { rating: 4, comment: "Quick and kind." })
       })
   )
@@ -89,7 +80,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       const again = yield* post(path, { json: { rating: 5, comment: "Changed my mind" } })
       assert.strictEqual(again.status, 409)
       assert.match(again.body.detail, /already answered/)
-      assert.deepStrictEqual((yield* readTicketBody(org, id)).csat_response, { rating: 2, comment: "" })
+      assert.deepStrictEqual((yield* Tickets.readTicketBody(org, id)).csat_response, { rating: 2, comment: "" })
     })
   )
 
@@ -104,7 +95,7 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       const statuses = answers.map((a) => a.status).sort()
       assert.deepStrictEqual(statuses, [201, 409, 409, 409, 409])
       const winner = answers.find((a) => a.status === 201)!.body.csat_response
-      assert.deepStrictEqual((yield* readTicketBody(org, id)).csat_response, winner)
+      assert.deepStrictEqual((yield* Tickets.readTicketBody(org, id)).csat_response, winner)
     })
   )
 
@@ -114,8 +105,8 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       for (const rating of [0, 6, 4.5, "five", undefined]) {
         const { id, path } = yield* closedWithSurvey(org)
         const refused = yield* post(path, { json: rating === undefined ? {} : { rating } })
-        assertInvalid(refused, "rating", `rating ${rating}`)
-        assert.strictEqual((yield* readTicketBody(org, id)).csat_response, null)
+        Tickets.assertInvalid(refused, "rating", `rating ${rating}`)
+        assert.strictEqual((yield* Tickets.readTicketBody(org, id)).csat_response, null)
       }
       for (const rating of [1, 5]) {
         const { path } = yield* closedWithSurvey(org)
@@ -141,23 +132,23 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
     "no survey without enable_csat, for a ticket closed as invalid or as spam, or a second time after reopening",
     () =>
       Effect.gen(function* () {
-        const quiet = yield* ticketOrganization
-        const plain = yield* ticket(quiet)
+        const quiet = yield* Tickets.organization
+        const plain = yield* Tickets.ticket(quiet)
         yield* close(quiet, plain.id)
         assert.deepStrictEqual((yield* surveysOf(plain.id)).surveys, [])
 
         const org = yield* organization
-        const invalid = yield* ticket(org)
+        const invalid = yield* Tickets.ticket(org)
         yield* close(org, invalid.id, "invalid")
         assert.deepStrictEqual((yield* surveysOf(invalid.id)).surveys, [])
 
-        const spam = yield* ticket(org)
-        yield* updateTicket(org, spam.id, { is_spam: true })
+        const spam = yield* Tickets.ticket(org)
+        yield* Tickets.updateTicket(org, spam.id, { is_spam: true })
         yield* close(org, spam.id)
         assert.deepStrictEqual((yield* surveysOf(spam.id)).surveys, [])
 
         const { id } = yield* closedWithSurvey(org)
-        assert.strictEqual((yield* updateTicket(org, id, { status: "active" })).status, 200)
+        assert.strictEqual((yield* Tickets.updateTicket(org, id, { status: "active" })).status, 200)
         yield* close(org, id)
         assert.strictEqual((yield* surveysOf(id)).surveys.length, 1)
       })
@@ -187,7 +178,10 @@ layer(TestAppLive, { excludeTestServices: true })("CSAT surveys", (it) => {
       })
       assert.strictEqual(sent.status, 201, sent.text)
       assert.match(sent.text, /Thank you!/)
-      assert.deepStrictEqual((yield* readTicketBody(org, id)).csat_response, { rating: 5, comment: "<b>Great</b>" })
+      assert.deepStrictEqual((yield* Tickets.readTicketBody(org, id)).csat_response, {
+        rating: 5,
+        comment: "<b>Great</b>"
+      })
       const after = yield* request("GET", path, { headers: { accept: "text/html" } })
       assert.notMatch(after.text, /<form/)
     })

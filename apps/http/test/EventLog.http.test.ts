@@ -13,30 +13,19 @@ import { settled } from "./eventstore/fixtures.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
-import {
-  ISO_MS,
-  inAnHour,
-  organization,
-  organizationAndAnother,
-  organizationWithTicket,
-  postMessage,
-  snoozeTicket,
-  type TicketOrg,
-  ticket,
-  ticketPath,
-  updateTicket
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies
 type Json = any
 
-const history = (org: TicketOrg, id: number, query = "", token = org.ownerToken) =>
-  get(`${ticketPath(org, id, "events/")}${query}`, { token })
+const history = (org: Tickets.TicketOrg, id: number, query = "", token = org.ownerToken) =>
+  get(`${Tickets.ticketPath(org, id, "events/")}${query}`, { token })
 
-const feed = (org: TicketOrg, query = "", token = org.ownerToken) => get(`${org.path}events/${query}`, { token })
+const feed = (org: Tickets.TicketOrg, query = "", token = org.ownerToken) =>
+  get(`${org.path}events/${query}`, { token })
 
 /** Every event of the organization's feed after `after`, page by page (every transaction before this ended). */
-const readFeed = (org: TicketOrg, options: { after?: string; pageSize?: number; types?: string } = {}) =>
+const readFeed = (org: Tickets.TicketOrg, options: { after?: string; pageSize?: number; types?: string } = {}) =>
   Effect.gen(function* () {
     yield* settled
     const events: Array<Json> = []
@@ -54,7 +43,7 @@ const readFeed = (org: TicketOrg, options: { after?: string; pageSize?: number; 
   })
 
 /** The position the feed has reached now (its cursor after everything visible). */
-const feedEnd = (org: TicketOrg) => Effect.map(readFeed(org), (read) => read.cursor)
+const feedEnd = (org: Tickets.TicketOrg) => Effect.map(readFeed(org), (read) => read.cursor)
 
 /** The PostgreSQL event store on the test's database, without projections (raw appends). */
 const rawStore = PostgresEventStore.Default.pipe(Layer.provide(InlineProjections.layer([])))
@@ -73,22 +62,22 @@ const rawTicketStream = (organizationId: OrganizationId) => ({
 layer(TestAppLive, { excludeTestServices: true })("ticket history and change feed", (it) => {
   it.effect("the history of a ticket that was snoozed, merged into and closed, with old → new", () =>
     Effect.gen(function* () {
-      const { org, t: target } = yield* organizationWithTicket({ subject: "Original" })
-      const until = inAnHour()
-      assert.strictEqual((yield* snoozeTicket(org, target.id, until)).status, 200)
-      const source = yield* ticket(org, { subject: "Duplicate" })
-      assert.strictEqual((yield* postMessage(org, source.id, { content: "On the duplicate" })).status, 201)
+      const { org, t: target } = yield* Tickets.organizationWithTicket({ subject: "Original" })
+      const until = Tickets.inAnHour()
+      assert.strictEqual((yield* Tickets.snoozeTicket(org, target.id, until)).status, 200)
+      const source = yield* Tickets.ticket(org, { subject: "Duplicate" })
+      assert.strictEqual((yield* Tickets.postMessage(org, source.id, { content: "On the duplicate" })).status, 201)
       assert.strictEqual(
-        (yield* postMessage(org, source.id, { content: "Only for us", is_visible_to_customer: false })).status,
+        (yield* Tickets.postMessage(org, source.id, { content: "Only for us", is_visible_to_customer: false })).status,
         201
       )
-      const merged = yield* post(ticketPath(org, source.id, "merge/"), {
+      const merged = yield* post(Tickets.ticketPath(org, source.id, "merge/"), {
         token: org.ownerToken,
         json: { into: target.id }
       })
       assert.strictEqual(merged.status, 200, merged.text)
       assert.strictEqual(
-        (yield* updateTicket(org, target.id, { status: "closed", classification: "resolved" })).status,
+        (yield* Tickets.updateTicket(org, target.id, { status: "closed", classification: "resolved" })).status,
         200
       )
 
@@ -106,8 +95,8 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
       )
       for (const entry of entries.filter((e) => e.type !== "TicketLanguageDetected")) {
         assert.strictEqual(entry.ticket_id, target.id)
-        assert.match(entry.occurred_at, ISO_MS)
-        assert.match(entry.recorded_at, ISO_MS)
+        assert.match(entry.occurred_at, Tickets.ISO_MS)
+        assert.match(entry.recorded_at, Tickets.ISO_MS)
         assert.match(entry.id, /^[0-9a-f-]{36}$/)
         assert.deepStrictEqual(entry.actor, {
           role: "associate",
@@ -176,8 +165,8 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
 
   it.effect("history: unknown, malformed and other organizations' tickets are 404", () =>
     Effect.gen(function* () {
-      const [org, other] = yield* organizationAndAnother
-      const theirs = yield* ticket(other)
+      const [org, other] = yield* Tickets.organizationAndAnother
+      const theirs = yield* Tickets.ticket(other)
       for (const id of [String(theirs.id), "987654321", "0", "x", "1.5"]) {
         const response = yield* get(`${org.tickets}${id}/events/`, { token: org.ownerToken })
         assert.strictEqual(response.status, 404, `${id}: ${response.text}`)
@@ -190,10 +179,10 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
 
   it.effect("internal notes show to exactly the roles the table lets read them, in history and feed", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const start = yield* feedEnd(org)
-      const t = yield* ticket(org)
-      yield* postMessage(org, t.id, { content: "A secret", is_visible_to_customer: false })
+      const t = yield* Tickets.ticket(org)
+      yield* Tickets.postMessage(org, t.id, { content: "A secret", is_visible_to_customer: false })
       yield* settled
       const tokens: Record<Role, string> = {
         owner: org.ownerToken,
@@ -221,16 +210,16 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
 
   it.effect("the feed: every event of the organization once, in log order, page by page; never another's", () =>
     Effect.gen(function* () {
-      const [org, other] = yield* organizationAndAnother
+      const [org, other] = yield* Tickets.organizationAndAnother
       const start = yield* feedEnd(org)
       const otherStart = yield* feedEnd(other)
-      const a = yield* ticket(org, { subject: "First" })
-      const theirs = yield* ticket(other, { subject: "Theirs" })
-      const b = yield* ticket(org, { subject: "Second" })
-      yield* updateTicket(org, a.id, { priority: "high" })
-      yield* updateTicket(other, theirs.id, { priority: "low" })
-      yield* postMessage(org, b.id, { content: "Hello" })
-      yield* updateTicket(org, a.id, { status: "closed", classification: "resolved" })
+      const a = yield* Tickets.ticket(org, { subject: "First" })
+      const theirs = yield* Tickets.ticket(other, { subject: "Theirs" })
+      const b = yield* Tickets.ticket(org, { subject: "Second" })
+      yield* Tickets.updateTicket(org, a.id, { priority: "high" })
+      yield* Tickets.updateTicket(other, theirs.id, { priority: "low" })
+      yield* Tickets.postMessage(org, b.id, { content: "Hello" })
+      yield* Tickets.updateTicket(org, a.id, { status: "closed", classification: "resolved" })
 
       const all = yield* readFeed(org, { after: start, pageSize: 2 })
       assert.deepStrictEqual(
@@ -297,8 +286,8 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
   it.effect("a cursor a client kept from before still reads: base64url of `v1:<transaction id>:<position>`", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const { org, t: a } = yield* organizationWithTicket({ subject: "Kept cursor" })
-      yield* updateTicket(org, a.id, { priority: "high" })
+      const { org, t: a } = yield* Tickets.organizationWithTicket({ subject: "Kept cursor" })
+      yield* Tickets.updateTicket(org, a.id, { priority: "high" })
       const all = yield* readFeed(org)
       const [row] = yield* sql<{ tx: string; position: string }>`
         SELECT transaction_id::text AS tx, global_position::text AS position FROM hd_events
@@ -322,7 +311,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
 
   it.effect("the feed refuses malformed cursors, types, waits and page sizes with 400 naming each", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const b64 = (text: string) => Buffer.from(text).toString("base64url")
       const badCursors = [
         "garbage!",
@@ -371,7 +360,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
 
   it.effect("long-poll: a waiting read answers as soon as an event arrives, and empty when the wait is over", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const end = yield* feedEnd(org)
       const began = Date.now()
       const empty = yield* feed(org, `?after=${end}&wait=1`)
@@ -387,7 +376,7 @@ layer(TestAppLive, { excludeTestServices: true })("ticket history and change fee
       )
       yield* Effect.sleep("700 millis")
       const written = Date.now()
-      const t = yield* ticket(org, { subject: "Wakes the reader" })
+      const t = yield* Tickets.ticket(org, { subject: "Wakes the reader" })
       const { response, at } = yield* Fiber.join(waiting)
       assert.strictEqual(response.status, 200, response.text)
       assert.deepStrictEqual(
@@ -411,7 +400,7 @@ describe.runIf(usesRealPostgres)("the change feed with concurrent writers commit
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const store = yield* Effect.provide(PostgresEventStore, rawStore)
-        const [org, other] = yield* organizationAndAnother
+        const [org, other] = yield* Tickets.organizationAndAnother
         let cursor = yield* feedEnd(org)
         const seen: Array<Json> = []
         const poll = Effect.gen(function* () {

@@ -17,15 +17,7 @@ import {
 import { emlFileName, emlTransport, MailTransport } from "../src/Mail/MailTransport.js"
 import { outboxRows, parseMessage, withOutbox } from "./MailSupport.js"
 import { assertRefused, TestAppLive } from "./support/TestApp.js"
-import {
-  assertInvalid,
-  createTicket,
-  organization,
-  organizationWithTicket,
-  postMessage,
-  readTicketBody,
-  ticket
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 /**
  * HTML from callers (`description_html`, `content_html`) is stored, returned and e-mailed only after sanitising
@@ -292,7 +284,7 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
   it.scoped("a ticket's and a message's HTML is stored, returned and e-mailed sanitised; the text part decoded", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      const { org, t } = yield* organizationWithTicket({
+      const { org, t } = yield* Tickets.organizationWithTicket({
         description: undefined,
         description_html: MALICIOUS,
         customer_email: `html-${Math.random().toString(36).slice(2, 8)}@example.com`
@@ -300,12 +292,12 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
       assert.strictEqual(t.description_html, MALICIOUS_CLEAN)
       assert.strictEqual(t.description, MALICIOUS_TEXT)
 
-      const reply = yield* postMessage(org, t.id, { content_html: MALICIOUS })
+      const reply = yield* Tickets.postMessage(org, t.id, { content_html: MALICIOUS })
       assert.strictEqual(reply.status, 201, reply.text)
       assert.strictEqual(reply.body.content_html, MALICIOUS_CLEAN)
       assert.strictEqual(reply.body.content, MALICIOUS_TEXT)
 
-      const read = yield* readTicketBody(org, t.id)
+      const read = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(read.description_html, MALICIOUS_CLEAN)
       assert.strictEqual(read.description, MALICIOUS_TEXT)
 
@@ -324,7 +316,7 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
     Effect.gen(function* () {
       const dir = yield* tempDir
       const sql = yield* SqlClient.SqlClient
-      const { t } = yield* organizationWithTicket({
+      const { t } = yield* Tickets.organizationWithTicket({
         customer_email: `old-${Math.random().toString(36).slice(2, 8)}@example.com`
       })
       yield* sql`UPDATE hd_outbox SET payload = jsonb_set(payload, '{html}', ${JSON.stringify(MALICIOUS)}::jsonb)
@@ -339,25 +331,25 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
 
   it.effect("HTML with nothing left once sanitised is refused when it is all a ticket or message says", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const refused = yield* createTicket(org, {
+      const org = yield* Tickets.organization
+      const refused = yield* Tickets.createTicket(org, {
         subject: "Script only",
         description_html: "<script>alert(1)</script>",
         customer_email: "jane@example.com"
       })
       assert.strictEqual(refused.status, 400, refused.text)
       assert.deepStrictEqual(Object.keys(refused.body), ["description_html"])
-      const t = yield* ticket(org)
-      const empty = yield* postMessage(org, t.id, { content_html: "<script>alert(1)</script>" })
-      assertInvalid(empty, "content")
+      const t = yield* Tickets.ticket(org)
+      const empty = yield* Tickets.postMessage(org, t.id, { content_html: "<script>alert(1)</script>" })
+      Tickets.assertInvalid(empty, "content")
     })
   )
 
   it.effect("HTML nesting deeper than the limit is a 400 on its field, before any work", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const deep = `${"<div>".repeat(MAX_HTML_DEPTH + 1)}x`
-      const refused = yield* createTicket(org, {
+      const refused = yield* Tickets.createTicket(org, {
         subject: "Deep",
         description_html: deep,
         customer_email: "jane@example.com"
@@ -365,11 +357,11 @@ layer(TestAppLive, { excludeTestServices: true })("HTML from callers over HTTP",
       assertRefused(refused, {
         description_html: [`HTML nesting elements more than ${MAX_HTML_DEPTH} deep is not accepted.`]
       })
-      const t = yield* ticket(org)
-      const message = yield* postMessage(org, t.id, { content: "x", content_html: deep })
+      const t = yield* Tickets.ticket(org)
+      const message = yield* Tickets.postMessage(org, t.id, { content: "x", content_html: deep })
       assert.strictEqual(message.status, 400, message.text)
       assert.deepStrictEqual(Object.keys(message.body), ["content_html"])
-      const fine = yield* postMessage(org, t.id, { content_html: `${"<div>".repeat(MAX_HTML_DEPTH)}fine` })
+      const fine = yield* Tickets.postMessage(org, t.id, { content_html: `${"<div>".repeat(MAX_HTML_DEPTH)}fine` })
       assert.strictEqual(fine.status, 201, fine.text)
       assert.strictEqual(fine.body.content, "fine")
     })

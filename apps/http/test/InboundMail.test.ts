@@ -25,16 +25,7 @@ import {
 import { outboxRows, smtpLayer, testSmtpServer, withOutbox } from "./MailSupport.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { assertRefused, get, post, TestAppLive } from "./support/TestApp.js"
-import {
-  inbox,
-  organization,
-  postMessage,
-  readTicketBody,
-  snoozeTicket,
-  type TicketOrg,
-  ticket,
-  ticketPath
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "hd-inbound-"))
 
@@ -52,14 +43,14 @@ const messageId = (label: string) => `<${label}-${Date.now()}-${++counter}@mail.
 
 /** An organization with an inbox `desk` (its first, so the default) and `billing`. */
 const setup = Effect.gen(function* () {
-  const org = yield* organization
-  const desk = yield* inbox(org, "Desk", "desk")
-  const billing = yield* inbox(org, "Billing", "billing")
+  const org = yield* Tickets.organization
+  const desk = yield* Tickets.inbox(org, "Desk", "desk")
+  const billing = yield* Tickets.inbox(org, "Billing", "billing")
   return { org, desk: desk.id as number, billing: billing.id as number }
 })
 
 /** Delivers a composed mail one way or the other, and checks it was taken (250 / 200). */
-const deliver = (way: Way, org: TicketOrg, to: string, raw: Buffer, from = "someone@example.com") =>
+const deliver = (way: Way, org: Tickets.TicketOrg, to: string, raw: Buffer, from = "someone@example.com") =>
   way === "http"
     ? Effect.map(postMail(org, raw), (response) => {
         assert.strictEqual(response.status, 200, response.text)
@@ -76,7 +67,7 @@ const mail = (options: Mail.Options) => compose({ date: new Date(), ...options }
  * Composes a mail from `from` to the `desk` inbox (with a new Message-ID unless `messageId` is given), delivers it
  * one way or the other, and answers its Message-ID.
  */
-const mailDesk = (way: Way, org: TicketOrg, options: Mail.Options & { readonly from: string }) =>
+const mailDesk = (way: Way, org: Tickets.TicketOrg, options: Mail.Options & { readonly from: string }) =>
   Effect.gen(function* () {
     const id = typeof options.messageId === "string" ? options.messageId : messageId("desk")
     const raw = yield* mail({ to: addressOf(org, "desk"), ...options, messageId: id })
@@ -84,14 +75,14 @@ const mailDesk = (way: Way, org: TicketOrg, options: Mail.Options & { readonly f
     return id
   })
 
-const ticketsOf = (org: TicketOrg) =>
+const ticketsOf = (org: Tickets.TicketOrg) =>
   Effect.map(get(`${org.tickets}?page_size=100`, { token: org.ownerToken }), (response) => {
     assert.strictEqual(response.status, 200, response.text)
     return response.body.results as Array<{ id: number; subject: string; customer: { email: string } }>
   })
 
-const messagesOf = (org: TicketOrg, ticketId: number) =>
-  Effect.map(get(ticketPath(org, ticketId, "messages/"), { token: org.ownerToken }), (response) => {
+const messagesOf = (org: Tickets.TicketOrg, ticketId: number) =>
+  Effect.map(get(Tickets.ticketPath(org, ticketId, "messages/"), { token: org.ownerToken }), (response) => {
     assert.strictEqual(response.status, 200, response.text)
     return response.body.results as Array<{
       id: number
@@ -112,11 +103,11 @@ const rawSource = (key: string) =>
   ).pipe(Effect.orDie)
 
 /** An associate's ticket for `customer` with one e-mailed reply, both sent (their Message-IDs fixed). */
-const conversation = (org: TicketOrg, customer: string) =>
+const conversation = (org: Tickets.TicketOrg, customer: string) =>
   Effect.gen(function* () {
     const sink = yield* testSmtpServer()
-    const t = yield* ticket(org, { subject: "Parcel missing", customer_email: customer })
-    const reply = (yield* postMessage(org, t.id, { content: "We are looking into it." })).body
+    const t = yield* Tickets.ticket(org, { subject: "Parcel missing", customer_email: customer })
+    const reply = (yield* Tickets.postMessage(org, t.id, { content: "We are looking into it." })).body
     yield* withOutbox(smtpLayer(sink.url), (outbox) => outbox.drainOnce())
     const rows = yield* outboxRows(t.id)
     const created = rows.find((row) => row.kind === "ticket_created")!
@@ -156,7 +147,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           }
           const record = yield* inboundRecord(org, id)
           assert.strictEqual(record?.outcome, "ticket")
-          const t = yield* readTicketBody(org, Number(record!.ticketId))
+          const t = yield* Tickets.readTicketBody(org, Number(record!.ticketId))
           assert.strictEqual(t.subject, "Invoice 42 is wrong")
           assert.strictEqual(t.inbox.id, billing)
           assert.strictEqual(t.origin, "email")
@@ -237,7 +228,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
       Effect.gen(function* () {
         const { org } = yield* setup
         const customer = Fixtures.uniqueEmail("sam")
-        const t = yield* ticket(org, { customer_email: customer })
+        const t = yield* Tickets.ticket(org, { customer_email: customer })
         const byCustomer = yield* mailDesk(way, org, {
           from: customer,
           subject: `RE: Parcel missing [#${t.public_id}]`,
@@ -265,7 +256,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         const customer = Fixtures.uniqueEmail("snoozer")
         const c = yield* conversation(org, customer)
         const until = new Date(Date.now() + 86_400_000).toISOString()
-        const snoozed = yield* snoozeTicket(org, c.ticket.id, until)
+        const snoozed = yield* Tickets.snoozeTicket(org, c.ticket.id, until)
         assert.strictEqual(snoozed.status, 200, snoozed.text)
         assert.isNotNull(snoozed.body.snoozed_until)
         yield* mailDesk(way, org, {
@@ -274,7 +265,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           text: "Still waiting.",
           inReplyTo: c.replyMessageId
         })
-        const t = yield* readTicketBody(org, c.ticket.id)
+        const t = yield* Tickets.readTicketBody(org, c.ticket.id)
         assert.isNull(t.snoozed_until)
         assert.strictEqual(t.last_unsnooze_reason, "customer_reply")
       })
@@ -285,8 +276,8 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         const { org } = yield* setup
         const customer = Fixtures.uniqueEmail("merged")
         const c = yield* conversation(org, customer)
-        const survivor = yield* ticket(org, { subject: "Survivor", customer_email: customer })
-        const merged = yield* post(ticketPath(org, c.ticket.id, "merge/"), {
+        const survivor = yield* Tickets.ticket(org, { subject: "Survivor", customer_email: customer })
+        const merged = yield* post(Tickets.ticketPath(org, c.ticket.id, "merge/"), {
           token: org.ownerToken,
           json: { into: survivor.id }
         })
@@ -400,10 +391,10 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           Effect.provide(ReadReceiptsLive)
         )
         assert.strictEqual((yield* get(`/mail/opened/${token}/`)).status, 200)
-        assert.strictEqual((yield* readTicketBody(org, c.ticket.id)).delivery_status, "read")
+        assert.strictEqual((yield* Tickets.readTicketBody(org, c.ticket.id)).delivery_status, "read")
         const late = messageId("late-dsn")
         yield* send(dsn(c.createId, late))
-        const t = yield* readTicketBody(org, c.ticket.id)
+        const t = yield* Tickets.readTicketBody(org, c.ticket.id)
         assert.strictEqual(t.delivery_status, "read")
 
         // A bounce for mail that is not ours changes nothing.
@@ -429,7 +420,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
           attachments: [{ filename: "offer.txt", content: "Only today", contentType: "text/plain" }]
         })
         const record = yield* inboundRecord(org, id)
-        const t = yield* readTicketBody(org, Number(record!.ticketId))
+        const t = yield* Tickets.readTicketBody(org, Number(record!.ticketId))
         assert.isTrue(t.is_spam)
         assert.deepStrictEqual(
           t.attachments.map((a: { name: string; size: number }) => [a.name, a.size]),
@@ -519,7 +510,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
 
         const edge = yield* postMail(org, yield* withFile(MAX_UPLOAD_BYTES))
         assert.strictEqual(edge.status, 200, edge.text)
-        const t = yield* readTicketBody(org, edge.body.ticket_id)
+        const t = yield* Tickets.readTicketBody(org, edge.body.ticket_id)
         assert.strictEqual(t.attachments[0].size, MAX_UPLOAD_BYTES)
 
         const huge = yield* postMail(org, Buffer.alloc(MAX_MESSAGE_BYTES + 1, "a"))
@@ -552,13 +543,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "300 seconds" })("inbound
         yield* mail({ from: Fixtures.uniqueEmail("x"), to: "help@acme.example", subject: "Hi", text: "Hello" })
       )
       assert.strictEqual(other.status, 200, other.text)
-      assert.strictEqual((yield* readTicketBody(org, other.body.ticket_id)).inbox.name, "Desk")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, other.body.ticket_id)).inbox.name, "Desk")
       // Forwarded from the organization's own domain: the local part names the inbox.
       const forwarded = yield* postMail(
         org,
         yield* mail({ from: Fixtures.uniqueEmail("x"), to: "billing@acme.example", subject: "Hi", text: "Hello" })
       )
-      assert.strictEqual((yield* readTicketBody(org, forwarded.body.ticket_id)).inbox.name, "Billing")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, forwarded.body.ticket_id)).inbox.name, "Billing")
     })
   )
 })

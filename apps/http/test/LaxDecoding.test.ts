@@ -2,16 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { assertRefused, get, patch, post, TestAppLive } from "./support/TestApp.js"
-import {
-  organization,
-  organizationWithTicket,
-  readTicketBody,
-  type TicketOrg,
-  tag,
-  ticket,
-  ticketPath,
-  updateTicket
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 /**
  * Ids and references (docs/decisions/0802-strict-ids-and-references.md): an id is a JSON integer or a string of
@@ -27,8 +18,11 @@ const mayBeAnId = (value: unknown) =>
   (typeof value === "number" && Number.isSafeInteger(value) && value >= 1) ||
   (typeof value === "string" && /^[0-9]+$/.test(value))
 
-const merge = (org: TicketOrg, id: number, body: { readonly json?: unknown; readonly form?: Record<string, string> }) =>
-  post(ticketPath(org, id, "merge/"), { token: org.ownerToken, ...body })
+const merge = (
+  org: Tickets.TicketOrg,
+  id: number,
+  body: { readonly json?: unknown; readonly form?: Record<string, string> }
+) => post(Tickets.ticketPath(org, id, "merge/"), { token: org.ownerToken, ...body })
 
 /** A new inbox of an organization, created over HTTP; answers its id. */
 const newInbox = (org: Fixtures.OrgFixture) =>
@@ -44,8 +38,8 @@ const newInbox = (org: Fixtures.OrgFixture) =>
 layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and references", (it) => {
   it.effect("merge: a boolean, a fraction or a padded or signed string is not a ticket id, and nothing merges", () =>
     Effect.gen(function* () {
-      const { org, t: source } = yield* organizationWithTicket({ subject: "Duplicate" })
-      const target = yield* ticket(org, { subject: "Original" })
+      const { org, t: source } = yield* Tickets.organizationWithTicket({ subject: "Duplicate" })
+      const target = yield* Tickets.ticket(org, { subject: "Original" })
       const cases: ReadonlyArray<readonly [unknown, ReadonlyArray<string>]> = [
         [true, typeError("bool")],
         [false, typeError("bool")],
@@ -74,7 +68,7 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
         const refused = yield* merge(org, source.id, { form: { into } })
         assert.strictEqual(refused.status, 400, `form ${into} → ${refused.text}`)
       }
-      assert.isNull((yield* readTicketBody(org, source.id)).merged_into)
+      assert.isNull((yield* Tickets.readTicketBody(org, source.id)).merged_into)
       // A form's digits are still an id.
       const merged = yield* merge(org, source.id, { form: { into: String(target.id) } })
       assert.strictEqual(merged.status, 200, merged.text)
@@ -84,9 +78,9 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
 
   it.effect("every id field of the ticket and company bodies refuses booleans and padded strings", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const urgent = yield* tag(org, "Urgent")
-      const t = yield* ticket(org)
+      const org = yield* Tickets.organization
+      const urgent = yield* Tickets.tag(org, "Urgent")
+      const t = yield* Tickets.ticket(org)
       const base = { subject: "Hello", customer_email: "jane@example.com" }
       for (const [field, value] of [
         ["inbox_id", true],
@@ -99,18 +93,18 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
         assert.strictEqual(created.status, 400, `${field}: ${created.text}`)
         assert.property(created.body, field)
       }
-      const assigned = yield* updateTicket(org, t.id, { assignee_id: true })
+      const assigned = yield* Tickets.updateTicket(org, t.id, { assignee_id: true })
       assert.deepStrictEqual(assigned.body, { assignee_id: typeError("bool") })
-      const padded = yield* updateTicket(org, t.id, { assignee_id: `+${org.ownerId}` })
+      const padded = yield* Tickets.updateTicket(org, t.id, { assignee_id: `+${org.ownerId}` })
       assert.deepStrictEqual(padded.body, { assignee_id: typeError("str") })
-      const tags = yield* updateTicket(org, t.id, { tags: [true, urgent.id] })
+      const tags = yield* Tickets.updateTicket(org, t.id, { tags: [true, urgent.id] })
       assert.deepStrictEqual(tags.body, { tags: { "0": typeError("bool") } })
-      const reply = yield* post(ticketPath(org, t.id, "messages/"), {
+      const reply = yield* post(Tickets.ticketPath(org, t.id, "messages/"), {
         token: org.ownerToken,
         json: { content: "Hi", next_assignee_id: false }
       })
       assert.deepStrictEqual(reply.body, { next_assignee_id: typeError("bool") })
-      const after = yield* readTicketBody(org, t.id)
+      const after = yield* Tickets.readTicketBody(org, t.id)
       assert.isNull(after.assignee)
       assert.deepStrictEqual(after.tags, [])
 
@@ -180,7 +174,7 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
 
   it.effect("an empty form value clears a nullable field: a customer's company, a ticket's assignee", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const acme = yield* post(`${org.path}companies/`, { token: org.ownerToken, json: { name: "Acme" } })
       assert.strictEqual(acme.status, 201, acme.text)
       const customer = yield* post(`${org.path}customers/`, {
@@ -195,9 +189,12 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
       assert.strictEqual(cleared.status, 200, cleared.text)
       assert.isNull(cleared.body.company)
 
-      const t = yield* ticket(org, { assignee_id: org.ownerId })
+      const t = yield* Tickets.ticket(org, { assignee_id: org.ownerId })
       assert.strictEqual(t.assignee.id, org.ownerId)
-      const unassigned = yield* patch(ticketPath(org, t.id), { token: org.ownerToken, form: { assignee_id: "" } })
+      const unassigned = yield* patch(Tickets.ticketPath(org, t.id), {
+        token: org.ownerToken,
+        form: { assignee_id: "" }
+      })
       assert.strictEqual(unassigned.status, 200, unassigned.text)
       assert.isNull(unassigned.body.assignee)
     })
@@ -205,8 +202,8 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
 
   it.effect("property: any JSON value that is not an integer id gets 400 under the field, never a 500", () =>
     Effect.gen(function* () {
-      const { org, t: source } = yield* organizationWithTicket({ subject: "Duplicate" })
-      yield* ticket(org, { subject: "Original" })
+      const { org, t: source } = yield* Tickets.organizationWithTicket({ subject: "Duplicate" })
+      yield* Tickets.ticket(org, { subject: "Original" })
       const values = FastCheck.sample(
         FastCheck.oneof(
           FastCheck.jsonValue(),
@@ -222,11 +219,11 @@ layer(TestAppLive, { excludeTestServices: true })("lax decoding: ids and referen
         assert.strictEqual(merged.status, 400, `into ${JSON.stringify(value)} → ${merged.text}`)
         assert.deepStrictEqual(Object.keys(merged.body), ["into"], JSON.stringify(value))
         if (value === null || value === "") continue // a nullable id: null and "" clear it
-        const assigned = yield* updateTicket(org, source.id, { assignee_id: value })
+        const assigned = yield* Tickets.updateTicket(org, source.id, { assignee_id: value })
         assert.strictEqual(assigned.status, 400, `assignee_id ${JSON.stringify(value)} → ${assigned.text}`)
         assert.deepStrictEqual(Object.keys(assigned.body), ["assignee_id"], JSON.stringify(value))
       }
-      const after = yield* readTicketBody(org, source.id)
+      const after = yield* Tickets.readTicketBody(org, source.id)
       assert.isNull(after.merged_into)
       assert.isNull(after.assignee)
     })

@@ -5,15 +5,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, TestApp, TestAppLive, type TestResponse } from "./support/TestApp.js"
-import {
-  createTicket,
-  ENGLISH,
-  organization,
-  organizationWithTicket,
-  postMessage,
-  ticket,
-  ticketPath
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 process.env.DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "hd-locations-"))
 
@@ -45,7 +37,7 @@ const follow = (location: string | null, token: string): Effect.Effect<TestRespo
 layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("Location headers answer 200", (it) => {
   it.effect("a pending upload's Location answers its attachment in the organization, 404 outside it", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const uploaded = yield* upload(`${org.path}pending-attachments/`, org.ownerToken)
       assert.strictEqual(uploaded.status, 201)
       const read = yield* follow(uploaded.location, org.ownerToken)
@@ -66,7 +58,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("Locat
         404
       )
       // Claimed by a ticket, it still answers (the attachment exists; the ticket shows it too).
-      const t = yield* ticket(org, { attachment_ids: [uploaded.body.id] })
+      const t = yield* Tickets.ticket(org, { attachment_ids: [uploaded.body.id] })
       assert.strictEqual((yield* follow(uploaded.location, org.ownerToken)).status, 200)
       assert.strictEqual(t.attachments[0].id, uploaded.body.id)
     })
@@ -74,15 +66,16 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("Locat
 
   it.effect("an upload to a ticket answers at its Location for anyone who reads the ticket", () =>
     Effect.gen(function* () {
-      const { org, t } = yield* organizationWithTicket()
-      const uploaded = yield* upload(ticketPath(org, t.id, "attachments/"), org.ownerToken)
+      const { org, t } = yield* Tickets.organizationWithTicket()
+      const uploaded = yield* upload(Tickets.ticketPath(org, t.id, "attachments/"), org.ownerToken)
       assert.strictEqual(uploaded.status, 201)
       const read = yield* follow(uploaded.location, org.integration)
       assert.strictEqual(read.status, 200, read.text)
       assert.strictEqual(read.body.id, uploaded.body.id)
-      const other = yield* ticket(org)
+      const other = yield* Tickets.ticket(org)
       assert.strictEqual(
-        (yield* get(ticketPath(org, other.id, `attachments/${uploaded.body.id}/`), { token: org.ownerToken })).status,
+        (yield* get(Tickets.ticketPath(org, other.id, `attachments/${uploaded.body.id}/`), { token: org.ownerToken }))
+          .status,
         404
       )
     })
@@ -90,10 +83,10 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("Locat
 
   it.effect("a created ticket and a created message answer at their Location", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const created = yield* createTicket(org, {
+      const org = yield* Tickets.organization
+      const created = yield* Tickets.createTicket(org, {
         subject: "Where",
-        description: ENGLISH,
+        description: Tickets.ENGLISH,
         customer_email: "where@example.com"
       })
       assert.strictEqual(created.status, 201)
@@ -101,7 +94,7 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("Locat
       assert.strictEqual(t.status, 200)
       assert.deepStrictEqual(t.body, created.body)
 
-      const reply = yield* postMessage(org, created.body.id, { content: "Looking into it" })
+      const reply = yield* Tickets.postMessage(org, created.body.id, { content: "Looking into it" })
       assert.strictEqual(reply.status, 201, reply.text)
       assert.match(reply.headers.get("location") ?? "", new RegExp(`/messages/${reply.body.id}/$`))
       const message = yield* follow(reply.headers.get("location"), org.ownerToken)
@@ -109,13 +102,13 @@ layer(TestAppLive, { excludeTestServices: true, timeout: "120 seconds" })("Locat
       assert.deepStrictEqual(message.body, reply.body)
 
       // Another ticket's message id under this ticket, and unknown ids: not found.
-      const other = yield* ticket(org)
+      const other = yield* Tickets.ticket(org)
       assert.strictEqual(
-        (yield* get(ticketPath(org, other.id, `messages/${reply.body.id}/`), { token: org.ownerToken })).status,
+        (yield* get(Tickets.ticketPath(org, other.id, `messages/${reply.body.id}/`), { token: org.ownerToken })).status,
         404
       )
       assert.strictEqual(
-        (yield* get(ticketPath(org, created.body.id, "messages/0/"), { token: org.ownerToken })).status,
+        (yield* get(Tickets.ticketPath(org, created.body.id, "messages/0/"), { token: org.ownerToken })).status,
         404
       )
       const outsider = yield* Fixtures.organization()

@@ -13,19 +13,7 @@ import {
 } from "./MailSupport.js"
 import { uniqueEmail } from "./support/Fixtures.js"
 import { get, post, TestAppLive } from "./support/TestApp.js"
-import {
-  ISO_MS,
-  inboundTicket,
-  organization,
-  organizationWithTicket,
-  postMessage,
-  readTicketBody,
-  resultIds,
-  type TicketOrg,
-  ticket,
-  ticketPath,
-  upload
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 /** The path of the read pixel in a received mail (its HTML part may be quoted-printable). */
 const pixelPath = (message: Received) => {
@@ -35,8 +23,8 @@ const pixelPath = (message: Received) => {
   return match![1]!
 }
 
-const messageOf = (org: TicketOrg, ticketId: number, messageId: number) =>
-  Effect.map(get(ticketPath(org, ticketId, "messages/"), { token: org.ownerToken }), (response) =>
+const messageOf = (org: Tickets.TicketOrg, ticketId: number, messageId: number) =>
+  Effect.map(get(Tickets.ticketPath(org, ticketId, "messages/"), { token: org.ownerToken }), (response) =>
     response.body.results.find((m: { id: number }) => m.id === messageId)
   )
 
@@ -44,7 +32,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
   it.scoped("the read pixel records read once, answers the same GIF to anyone, without a token", () =>
     Effect.gen(function* () {
       const { org, smtp, t } = yield* smtpAndTicket("reader")
-      const reply = yield* postMessage(org, t.id, { content: "Here is the answer." })
+      const reply = yield* Tickets.postMessage(org, t.id, { content: "Here is the answer." })
       yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       const [createRow, replyRow] = yield* outboxRows(t.id)
       const [created] = smtp.withMessageId(createRow!.rfcMessageId!)
@@ -55,10 +43,10 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       assert.strictEqual(opened.headers.get("content-type"), "image/gif")
       assert.include(opened.headers.get("cache-control") ?? "", "no-store")
       assert.isTrue(opened.text.startsWith("GIF89a"))
-      const read = yield* readTicketBody(org, t.id)
+      const read = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(read.delivery_status, "read")
-      assert.match(read.read_at, ISO_MS)
-      assert.match(read.sent_at, ISO_MS)
+      assert.match(read.read_at, Tickets.ISO_MS)
+      assert.match(read.sent_at, Tickets.ISO_MS)
       // The reply's own delivery is untouched by the create-email's receipt.
       assert.strictEqual((yield* messageOf(org, t.id, reply.body.id)).delivery_status, "sent")
 
@@ -66,7 +54,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       const again = yield* get(path)
       assert.strictEqual(again.status, 200)
       assert.strictEqual(again.text, opened.text)
-      assert.strictEqual((yield* readTicketBody(org, t.id)).read_at, read.read_at)
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).read_at, read.read_at)
 
       // The reply's pixel reads the message.
       const [replied] = smtp.withMessageId(replyRow!.rfcMessageId!)
@@ -74,34 +62,34 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       assert.strictEqual((yield* get(pixelPath(replied!))).status, 200)
       const m = yield* messageOf(org, t.id, reply.body.id)
       assert.strictEqual(m.delivery_status, "read")
-      assert.match(m.read_at, ISO_MS)
+      assert.match(m.read_at, Tickets.ISO_MS)
     })
   )
 
   it.scoped("sending and read receipts leave updated_at alone: the list's default order does not change", () =>
     Effect.gen(function* () {
       const { org, smtp, t: older } = yield* smtpAndTicket("older")
-      const reply = yield* postMessage(org, older.id, { content: "Here is the answer." })
-      const before = yield* readTicketBody(org, older.id)
-      const newer = yield* ticket(org, { customer_email: uniqueEmail("newer") })
+      const reply = yield* Tickets.postMessage(org, older.id, { content: "Here is the answer." })
+      const before = yield* Tickets.readTicketBody(org, older.id)
+      const newer = yield* Tickets.ticket(org, { customer_email: uniqueEmail("newer") })
       yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       const [createRow, replyRow] = yield* outboxRows(older.id)
       assert.strictEqual((yield* get(pixelPath(smtp.withMessageId(createRow!.rfcMessageId!)[0]!))).status, 200)
       assert.strictEqual((yield* get(pixelPath(smtp.withMessageId(replyRow!.rfcMessageId!)[0]!))).status, 200)
-      const after = yield* readTicketBody(org, older.id)
+      const after = yield* Tickets.readTicketBody(org, older.id)
       assert.strictEqual(after.delivery_status, "read")
       assert.strictEqual(after.updated_at, before.updated_at)
       const message = yield* messageOf(org, older.id, reply.body.id)
       assert.strictEqual(message.delivery_status, "read")
       assert.strictEqual(message.updated_at, reply.body.updated_at)
       const list = yield* get(org.tickets, { token: org.ownerToken })
-      assert.deepStrictEqual(resultIds(list.body), [newer.id, older.id])
+      assert.deepStrictEqual(Tickets.resultIds(list.body), [newer.id, older.id])
     })
   )
 
   it.scoped("forged, foreign and malformed pixel tokens get the same GIF and record nothing", () =>
     Effect.gen(function* () {
-      const { org, t } = yield* organizationWithTicket({ customer_email: uniqueEmail("forger") })
+      const { org, t } = yield* Tickets.organizationWithTicket({ customer_email: uniqueEmail("forger") })
       const [row] = yield* outboxRows(t.id)
       const forged = `${row!.id}.${"A".repeat(43)}`
       const answers = yield* Effect.forEach(
@@ -113,7 +101,7 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
         assert.strictEqual(answer.headers.get("content-type"), "image/gif")
         assert.strictEqual(answer.text, answers[0]!.text)
       }
-      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "pending")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).delivery_status, "pending")
       assert.strictEqual((yield* outboxRows(t.id))[0]!.readAt, null)
       // Another method on the pixel is not served.
       assert.strictEqual((yield* post(`/mail/opened/${forged}/`)).status, 405)
@@ -128,13 +116,13 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
     () =>
       Effect.gen(function* () {
         const { org, smtp, t: source } = yield* smtpAndTicket("merged")
-        const reply = yield* postMessage(org, source.id, { content: "A reply before the merge." })
-        const survivor = yield* ticket(
+        const reply = yield* Tickets.postMessage(org, source.id, { content: "A reply before the merge." })
+        const survivor = yield* Tickets.ticket(
           org,
           { customer_email: uniqueEmail("survivor"), created_by_role: "customer" },
           org.integration
         )
-        const merged = yield* post(ticketPath(org, source.id, "merge/"), {
+        const merged = yield* post(Tickets.ticketPath(org, source.id, "merge/"), {
           token: org.ownerToken,
           json: { into: survivor.id }
         })
@@ -150,18 +138,18 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
         assert.strictEqual(smtp.received.length, 2)
         const carried = yield* messageOf(org, survivor.id, reply.body.id)
         assert.strictEqual(carried.delivery_status, "sent")
-        assert.match(carried.sent_at, ISO_MS)
+        assert.match(carried.sent_at, Tickets.ISO_MS)
         // The merged-away ticket takes no writes: its create-email stays as it was when merged.
-        assert.strictEqual((yield* readTicketBody(org, source.id)).delivery_status, "pending")
+        assert.strictEqual((yield* Tickets.readTicketBody(org, source.id)).delivery_status, "pending")
       })
   )
 
   it.scoped("a csat_survey row is sent like any other mail and records no delivery", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const smtp = yield* testSmtpServer()
       const to = uniqueEmail("survey")
-      const t = yield* inboundTicket(org, { customer_email: to })
+      const t = yield* Tickets.inboundTicket(org, { customer_email: to })
       assert.strictEqual(t.delivery_status, null)
       const sql = yield* SqlClient.SqlClient
       const payload = {
@@ -185,27 +173,27 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       assert.strictEqual(header(mail!, "subject"), `How did we do? [#${t.public_id}]`)
       assert.strictEqual(header(mail!, "in-reply-to"), `<ticket-${t.id}@${row!.rfcMessageId!.split("@")[1]}`)
       assert.notInclude(mail!.raw, "/mail/opened/")
-      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, null)
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).delivery_status, null)
     })
   )
 
   it.scoped("sender, subject prefix and attachments: the inbox's name and address, files streamed into the mail", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const smtp = yield* testSmtpServer()
       const sql = yield* SqlClient.SqlClient
       yield* sql`UPDATE organizations SET email_subject_prefix = '[Acme]', email_from_name = 'Acme Support'
                  WHERE id = ${org.organization.id}`
       // First a ticket in the default inbox (provisioned now, "Support", no sender name of its own).
-      const plain = yield* ticket(org, { customer_email: uniqueEmail("plain") })
+      const plain = yield* Tickets.ticket(org, { customer_email: uniqueEmail("plain") })
       const billing = yield* post(`${org.path}inboxes/`, {
         token: org.ownerToken,
         json: { name: "Billing", email_prefix: "billing", email_from_name: "Acme Billing" }
       })
       assert.strictEqual(billing.status, 201, billing.text)
-      const file = yield* upload(org, "invoice.txt", "invoice body")
+      const file = yield* Tickets.upload(org, "invoice.txt", "invoice body")
       const to = uniqueEmail("payer")
-      const t = yield* ticket(org, {
+      const t = yield* Tickets.ticket(org, {
         customer_email: to,
         inbox_id: billing.body.id,
         subject: "Invoice",
@@ -221,20 +209,20 @@ layer(TestAppLive, { excludeTestServices: true })("mail delivery: read receipts,
       // The default inbox has no name of its own: the organization's sender name.
       const [other] = smtp.to(plain.customer.email)
       assert.strictEqual(header(other!, "from"), `Acme Support <support@${orgDomain}>`)
-      assert.strictEqual((yield* readTicketBody(org, t.id)).delivery_status, "sent")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).delivery_status, "sent")
     })
   )
 
   it.scoped("an attachment whose file is gone: failed for good, with the reason", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const smtp = yield* testSmtpServer()
-      const file = yield* upload(org, "lost.txt", "gone soon")
-      const t = yield* ticket(org, { customer_email: uniqueEmail("lost"), attachment_ids: [file.id] })
+      const file = yield* Tickets.upload(org, "lost.txt", "gone soon")
+      const t = yield* Tickets.ticket(org, { customer_email: uniqueEmail("lost"), attachment_ids: [file.id] })
       yield* Effect.flatMap(BlobStore, (blobs) => blobs.remove(file.id)).pipe(Effect.provide(BlobStoreLive))
       const round = yield* withOutbox(smtpLayer(smtp.url), (outbox) => outbox.drainOnce())
       assert.include(round, { failed: 1 })
-      const after = yield* readTicketBody(org, t.id)
+      const after = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(after.delivery_status, "failed")
       assert.include(after.delivery_failure_reason, "lost.txt")
       assert.strictEqual(smtp.received.length, 0)

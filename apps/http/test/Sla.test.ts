@@ -6,28 +6,14 @@ import { DateTime, Effect } from "effect"
 import { compileStored, type WeeklyHours } from "../src/BusinessHours/Validation.js"
 import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
 import { del, get, patch, post, put } from "./support/TestApp.js"
-import {
-  customerReply,
-  inAnHour,
-  inboundTicket,
-  organization,
-  postMessage,
-  readTicketBody,
-  snoozeTicket,
-  type TicketOrg,
-  ticket,
-  ticketPath,
-  unsnoozeTicket,
-  updateTicket,
-  withTicketServices
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
-const TestLayer = withTicketServices(SlaBreachTimer.Default)
+const TestLayer = Tickets.withTicketServices(SlaBreachTimer.Default)
 
 const MINUTE = 60_000
-const policies = (org: TicketOrg) => `${org.path}sla-policies/`
+const policies = (org: Tickets.TicketOrg) => `${org.path}sla-policies/`
 
-const createPolicy = (org: TicketOrg, json: Record<string, unknown>) =>
+const createPolicy = (org: Tickets.TicketOrg, json: Record<string, unknown>) =>
   Effect.tap(post(policies(org), { token: org.ownerToken, json }), (response) =>
     assert.strictEqual(response.status, 201, response.text)
   ).pipe(Effect.map((response) => response.body as { id: number; name: string; position: number }))
@@ -35,9 +21,9 @@ const createPolicy = (org: TicketOrg, json: Record<string, unknown>) =>
 /** A new organization with the one SLA policy `policy`, and an inbound ticket under it. */
 const inboundUnderPolicy = (policy: Record<string, unknown>) =>
   Effect.gen(function* () {
-    const org = yield* organization
+    const org = yield* Tickets.organization
     yield* createPolicy(org, policy)
-    const t = yield* inboundTicket(org)
+    const t = yield* Tickets.inboundTicket(org)
     return { org, t }
   })
 
@@ -58,7 +44,7 @@ const sweepAt = (epochMillis: number) =>
 layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA policies", (it) => {
   it.effect("policies: create, read, list paged in position order, change, delete; bad input is a 400 per field", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const first = yield* createPolicy(org, { name: "Urgent", priorities: ["urgent"], first_reply_minutes: 30 })
       const second = yield* createPolicy(org, { name: "Default", resolution_minutes: 2880, position: 0 })
       assert.strictEqual(first.position, 0)
@@ -114,14 +100,14 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
 
       assert.strictEqual((yield* del(`${policies(org)}${second.id}/`, { token: org.ownerToken })).status, 204)
       assert.strictEqual((yield* get(`${policies(org)}${second.id}/`, { token: org.ownerToken })).status, 404)
-      const other = yield* organization
+      const other = yield* Tickets.organization
       assert.strictEqual((yield* get(`${policies(other)}${first.id}/`, { token: other.ownerToken })).status, 404)
     })
   )
 
   it.effect("the first matching policy by position applies; first reply clears first_reply_due_at", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const fallback = yield* createPolicy(org, {
         name: "Everyone",
         first_reply_minutes: 240,
@@ -136,20 +122,20 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
         business_hours: false,
         position: 1
       })
-      const plain = yield* inboundTicket(org)
+      const plain = yield* Tickets.inboundTicket(org)
       const created = ms(plain.created_at)
       assert.deepStrictEqual(plain.sla_policy, { id: fallback.id, name: "Everyone" })
       assert.strictEqual(ms(plain.first_reply_due_at), created + 240 * MINUTE)
       assert.isNull(plain.resolution_due_at)
       assert.strictEqual(plain.sla_breached, false)
 
-      const hot = yield* inboundTicket(org, { priority: "urgent" })
+      const hot = yield* Tickets.inboundTicket(org, { priority: "urgent" })
       assert.deepStrictEqual(hot.sla_policy, { id: urgent.id, name: "Urgent" })
       assert.strictEqual(ms(hot.first_reply_due_at), ms(hot.created_at) + 15 * MINUTE)
       assert.strictEqual(ms(hot.resolution_due_at), ms(hot.created_at) + 600 * MINUTE)
 
       // Lowering the priority moves the ticket to the fallback policy (re-evaluated on every write).
-      const lowered = yield* updateTicket(org, hot.id, { priority: "low" })
+      const lowered = yield* Tickets.updateTicket(org, hot.id, { priority: "low" })
       assert.strictEqual(lowered.status, 200, lowered.text)
       assert.deepStrictEqual((lowered.body as { sla_policy: unknown }).sla_policy, {
         id: fallback.id,
@@ -157,16 +143,16 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       })
 
       // An internal note is no reply; a reply to the customer is.
-      yield* postMessage(org, plain.id, { content: "Looking into it", is_visible_to_customer: false })
-      assert.isNotNull((yield* readTicketBody(org, plain.id)).first_reply_due_at)
-      const reply = yield* postMessage(org, plain.id, { content: "We are on it." })
+      yield* Tickets.postMessage(org, plain.id, { content: "Looking into it", is_visible_to_customer: false })
+      assert.isNotNull((yield* Tickets.readTicketBody(org, plain.id)).first_reply_due_at)
+      const reply = yield* Tickets.postMessage(org, plain.id, { content: "We are on it." })
       assert.strictEqual(reply.status, 201, reply.text)
-      const replied = yield* readTicketBody(org, plain.id)
+      const replied = yield* Tickets.readTicketBody(org, plain.id)
       assert.isNull(replied.first_reply_due_at)
       assert.isNull(replied.next_reply_due_at)
 
       // A ticket an associate opened has had its first word from us.
-      const outbound = yield* ticket(org)
+      const outbound = yield* Tickets.ticket(org)
       assert.isNull(outbound.first_reply_due_at)
     })
   )
@@ -179,20 +165,20 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
         next_reply_minutes: 45,
         business_hours: false
       })
-      yield* postMessage(org, t.id, { content: "Hello, checking." })
-      assert.isNull((yield* readTicketBody(org, t.id)).next_reply_due_at)
-      const customer = yield* customerReply(org, t.id, "Any news?")
+      yield* Tickets.postMessage(org, t.id, { content: "Hello, checking." })
+      assert.isNull((yield* Tickets.readTicketBody(org, t.id)).next_reply_due_at)
+      const customer = yield* Tickets.customerReply(org, t.id, "Any news?")
       assert.strictEqual(customer.status, 201, customer.text)
-      const waiting = yield* readTicketBody(org, t.id)
+      const waiting = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(
         ms(waiting.next_reply_due_at),
         ms((customer.body as { created_at: string }).created_at) + 45 * MINUTE
       )
       // A second customer message does not move the clock: the first unanswered one started it.
-      yield* customerReply(org, t.id, "Hello??")
-      assert.strictEqual((yield* readTicketBody(org, t.id)).next_reply_due_at, waiting.next_reply_due_at)
-      yield* postMessage(org, t.id, { content: "Here is the answer." })
-      assert.isNull((yield* readTicketBody(org, t.id)).next_reply_due_at)
+      yield* Tickets.customerReply(org, t.id, "Hello??")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).next_reply_due_at, waiting.next_reply_due_at)
+      yield* Tickets.postMessage(org, t.id, { content: "Here is the answer." })
+      assert.isNull((yield* Tickets.readTicketBody(org, t.id)).next_reply_due_at)
     })
   )
 
@@ -201,13 +187,13 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const { org, t } = yield* inboundUnderPolicy({ name: "Resolve", resolution_minutes: 600, business_hours: false })
       const created = ms(t.created_at)
       assert.strictEqual(ms(t.resolution_due_at), created + 600 * MINUTE)
-      const snoozed = yield* snoozeTicket(org, t.id, inAnHour())
+      const snoozed = yield* Tickets.snoozeTicket(org, t.id, Tickets.inAnHour())
       assert.strictEqual(snoozed.status, 200, snoozed.text)
       assert.isNull((snoozed.body as { resolution_due_at: unknown }).resolution_due_at)
       yield* Effect.sleep("50 millis")
-      const unsnoozed = yield* unsnoozeTicket(org, t.id)
+      const unsnoozed = yield* Tickets.unsnoozeTicket(org, t.id)
       assert.strictEqual(unsnoozed.status, 200, unsnoozed.text)
-      const back = yield* readTicketBody(org, t.id)
+      const back = yield* Tickets.readTicketBody(org, t.id)
       const pausedFor = ms(back.last_snooze_ended_at) - ms((snoozed.body as { updated_at: string }).updated_at)
       assert.isAbove(pausedFor, 0)
       assert.strictEqual(ms(back.resolution_due_at), created + 600 * MINUTE + pausedFor)
@@ -216,7 +202,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const policyList = yield* get(policies(org), { token: org.ownerToken })
       const id = (policyList.body as { results: Array<{ id: number }> }).results[0]!.id
       yield* patch(`${policies(org)}${id}/`, { token: org.ownerToken, json: { pause_when_snoozed: false } })
-      assert.strictEqual(ms((yield* readTicketBody(org, t.id)).resolution_due_at), created + 600 * MINUTE)
+      assert.strictEqual(ms((yield* Tickets.readTicketBody(org, t.id)).resolution_due_at), created + 600 * MINUTE)
     })
   )
 
@@ -229,11 +215,11 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       yield* sweepAt(due)
       yield* sweepAt(due + MINUTE)
       assert.deepStrictEqual(yield* breachEvents(t.id), [{ target: "first_reply", dueAt: new Date(due).toISOString() }])
-      const after = yield* readTicketBody(org, t.id)
+      const after = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(after.sla_breached, true)
       // Still due (not replied): the due time stays; the breach is recorded once.
       assert.strictEqual(ms(after.first_reply_due_at), due)
-      const history = yield* get(ticketPath(org, t.id, "events/"), { token: org.ownerToken })
+      const history = yield* get(Tickets.ticketPath(org, t.id, "events/"), { token: org.ownerToken })
       if (history.status === 200) {
         const types = (history.body as { results: Array<{ type: string }> }).results.map((e) => e.type)
         assert.include(types, "TicketSlaBreached")
@@ -273,7 +259,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
           }
         }
       }
-      const recomputed = yield* readTicketBody(org, t.id)
+      const recomputed = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(ms(recomputed.resolution_due_at), expected([]))
 
       // Tomorrow and the day after closed: the due time moves past them.
@@ -286,7 +272,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const exceptions = [
         { id: 1, date: tomorrow, name: "Closed", repeats_yearly: false, opens_at: null, closes_at: null }
       ]
-      assert.strictEqual(ms((yield* readTicketBody(org, t.id)).resolution_due_at), expected(exceptions))
+      assert.strictEqual(ms((yield* Tickets.readTicketBody(org, t.id)).resolution_due_at), expected(exceptions))
     })
   )
 })

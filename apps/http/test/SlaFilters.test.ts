@@ -6,23 +6,14 @@ import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
 import { recomputeOrganization } from "../src/Sla/SlaState.js"
 import { decodeStoredTicketView } from "../src/Tickets/ReadModel/StoredViews.js"
 import { assertRefused, get, post } from "./support/TestApp.js"
-import {
-  inAnHour,
-  inboundTicket,
-  organization,
-  postMessage,
-  snoozeTicket,
-  type TicketOrg,
-  ticketPath,
-  updateTicket,
-  withTicketServices
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
-const TestLayer = withTicketServices(SlaBreachTimer.Default)
+const TestLayer = Tickets.withTicketServices(SlaBreachTimer.Default)
 
-const list = (org: TicketOrg, query: string) => get(`${org.tickets}?page_size=100&${query}`, { token: org.ownerToken })
+const list = (org: Tickets.TicketOrg, query: string) =>
+  get(`${org.tickets}?page_size=100&${query}`, { token: org.ownerToken })
 
-const listed = (org: TicketOrg, query: string) =>
+const listed = (org: Tickets.TicketOrg, query: string) =>
   Effect.map(list(org, query), (response) => {
     assert.strictEqual(response.status, 200, `${query}: ${response.text}`)
     return (response.body as { results: Array<{ id: number }> }).results.map((t) => t.id).sort((a, b) => a - b)
@@ -35,7 +26,7 @@ const sorted = (ids: ReadonlyArray<number>) => [...ids].sort((a, b) => a - b)
  * recomputes its organization as a policy change would: the due times the ticket would have had it been opened that
  * long ago, without waiting.
  */
-const openedEarlier = (org: TicketOrg, ticketId: number, minutes: number) =>
+const openedEarlier = (org: Tickets.TicketOrg, ticketId: number, minutes: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql`
@@ -46,7 +37,7 @@ const openedEarlier = (org: TicketOrg, ticketId: number, minutes: number) =>
   }).pipe(Effect.orDie)
 
 /** The stored views of the organization's tickets, as the domain reads them. */
-const storedViews = (org: TicketOrg) =>
+const storedViews = (org: Tickets.TicketOrg) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<{ view: unknown }>`
@@ -61,13 +52,13 @@ const storedViews = (org: TicketOrg) =>
  * ticket in each SLA situation.
  */
 const world = Effect.gen(function* () {
-  const org = yield* organization
+  const org = yield* Tickets.organization
   const created = yield* post(`${org.path}sla-policies/`, {
     token: org.ownerToken,
     json: { name: "Urgent", priorities: ["urgent"], first_reply_minutes: 30, business_hours: false }
   })
   assert.strictEqual(created.status, 201, created.text)
-  const urgent = () => inboundTicket(org, { priority: "urgent" })
+  const urgent = () => Tickets.inboundTicket(org, { priority: "urgent" })
 
   const dueSoon = yield* urgent()
   // Overdue: first reply due 90 minutes ago; the timer, run now, records its breach (the due time stays pending).
@@ -76,20 +67,20 @@ const world = Effect.gen(function* () {
   // Another test's sweep may hold the row (SKIP LOCKED): sweep again until the breach is visible.
   const timer = yield* SlaBreachTimer
   yield* Effect.flatMap(timer.sweep(DateTime.unsafeMake(Date.now())), () =>
-    get(ticketPath(org, overdue.id), { token: org.ownerToken })
+    get(Tickets.ticketPath(org, overdue.id), { token: org.ownerToken })
   ).pipe(
     Effect.repeat({ until: (read) => read.body.sla_breached === true, schedule: Schedule.spaced("20 millis") }),
     Effect.timeout("10 seconds"),
     Effect.orDie
   )
-  const noPolicy = yield* inboundTicket(org, { priority: "low" })
+  const noPolicy = yield* Tickets.inboundTicket(org, { priority: "low" })
   const closed = yield* urgent()
-  const closing = yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
+  const closing = yield* Tickets.updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
   assert.strictEqual(closing.status, 200, closing.text)
   const replied = yield* urgent()
-  assert.strictEqual((yield* postMessage(org, replied.id, { content: "On it." })).status, 201)
+  assert.strictEqual((yield* Tickets.postMessage(org, replied.id, { content: "On it." })).status, 201)
   const snoozed = yield* urgent()
-  const snoozing = yield* snoozeTicket(org, snoozed.id, inAnHour())
+  const snoozing = yield* Tickets.snoozeTicket(org, snoozed.id, Tickets.inAnHour())
   assert.strictEqual(snoozing.status, 200, snoozing.text)
   const all = [dueSoon, overdue, noPolicy, closed, replied, snoozed].map((t) => t.id as number)
   return { org, all, dueSoon: dueSoon.id as number, overdue: overdue.id as number }
@@ -101,7 +92,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pre
       const w = yield* world
       const soon = yield* listed(w.org, "")
       assert.deepStrictEqual(soon, sorted(w.all))
-      const overdue = (yield* get(ticketPath(w.org, w.overdue), { token: w.org.ownerToken })).body
+      const overdue = (yield* get(Tickets.ticketPath(w.org, w.overdue), { token: w.org.ownerToken })).body
       assert.isTrue(overdue.sla_breached)
       assert.isBelow(Date.parse(overdue.first_reply_due_at), Date.now() - 85 * 60_000)
       // Due in 30 minutes: within 60, not within 10; overdue (here with its breach recorded): within any.
@@ -163,7 +154,7 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pre
 
   it.effect("bad values are 400 under the criterion's name; the limits 1 and 525600 are accepted", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       for (const [query, message] of [
         ["sla_due_within=0", "Ensure this value is greater than or equal to 1."],
         ["sla_due_within=525601", "Ensure this value is less than or equal to 525600."],

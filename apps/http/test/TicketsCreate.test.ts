@@ -4,22 +4,7 @@ import { Tokens } from "../src/Auth/Tokens.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestApp, TestAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
-import {
-  assertInvalid,
-  createTicket,
-  ENGLISH,
-  FRENCH,
-  ISO_MS,
-  inbox,
-  organization,
-  organizationAndAnother,
-  organizationWithTicket,
-  outbox,
-  readTicket,
-  readTicketBody,
-  tag,
-  ticket
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 const TICKET_FIELDS = [
   "id",
@@ -75,13 +60,13 @@ const TICKET_FIELDS = [
 layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
   it.effect("POST …/tickets/ answers 201 with every field of the Ticket, and GET answers the same", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const { baseUrl } = yield* TestApp
-      const billing = yield* tag(org, "Billing", "#ff0000")
-      const response = yield* createTicket(org, {
+      const billing = yield* Tickets.tag(org, "Billing", "#ff0000")
+      const response = yield* Tickets.createTicket(org, {
         subject: "  Parcel missing  ",
-        description: ENGLISH,
-        description_html: `<p>${ENGLISH}</p>`,
+        description: Tickets.ENGLISH,
+        description_html: `<p>${Tickets.ENGLISH}</p>`,
         customer_email: "Jane.Doe@Example.COM",
         customer_name: "Jane Doe",
         priority: "high",
@@ -122,8 +107,8 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
       assert.strictEqual(t.classification, "")
       assert.strictEqual(t.priority, "high")
       assert.strictEqual(t.waiting_on, "customer")
-      assert.match(t.created_at, ISO_MS)
-      assert.match(t.updated_at, ISO_MS)
+      assert.match(t.created_at, Tickets.ISO_MS)
+      assert.match(t.updated_at, Tickets.ISO_MS)
       assert.strictEqual(t.csat_response, null)
       assert.deepStrictEqual(t.attachments, [])
       assert.strictEqual(t.has_attachments, false)
@@ -142,14 +127,14 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
         assert.strictEqual(t[key], null, key)
       assert.strictEqual(t.delivery_status, "pending")
       assert.strictEqual(t.delivery_failure_reason, "")
-      assert.strictEqual(t.description, ENGLISH)
-      assert.strictEqual(t.description_html, `<p>${ENGLISH}</p>`)
+      assert.strictEqual(t.description, Tickets.ENGLISH)
+      assert.strictEqual(t.description_html, `<p>${Tickets.ENGLISH}</p>`)
       assert.strictEqual(t.sentiment_analysis_class, "pending")
       assert.deepStrictEqual(t.tags, [{ id: billing.id, name: "Billing", color: "#ff0000" }])
       assert.strictEqual(t.language, "en")
       assert.strictEqual(t.is_spam, false)
 
-      const read = yield* readTicket(org, t.id)
+      const read = yield* Tickets.readTicket(org, t.id)
       assert.strictEqual(read.status, 200)
       assert.deepStrictEqual(read.body, t)
     })
@@ -157,22 +142,22 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("an associate's ticket queues the create-email in the outbox; an inbound customer ticket does not", () =>
     Effect.gen(function* () {
-      const { org, t: byAssociate } = yield* organizationWithTicket()
-      const rows = yield* outbox(byAssociate.id)
+      const { org, t: byAssociate } = yield* Tickets.organizationWithTicket()
+      const rows = yield* Tickets.outbox(byAssociate.id)
       assert.strictEqual(rows.length, 1)
       assert.strictEqual(rows[0]!.kind, "ticket_created")
       assert.strictEqual(rows[0]!.messageId, null)
       assert.strictEqual(rows[0]!.status, "pending")
       assert.strictEqual(rows[0]!.payload.to, "jane@example.com")
 
-      const inbound = yield* ticket(org, { created_by_role: "customer", origin: "email" }, org.integration)
+      const inbound = yield* Tickets.ticket(org, { created_by_role: "customer", origin: "email" }, org.integration)
       assert.deepStrictEqual(inbound.created_by, { role: "customer", user: null })
       assert.strictEqual(inbound.delivery_status, null)
       assert.strictEqual(inbound.waiting_on, "associate")
       assert.deepStrictEqual(inbound.channel, { type: "email", connection_id: null })
-      assert.strictEqual((yield* outbox(inbound.id)).length, 0)
+      assert.strictEqual((yield* Tickets.outbox(inbound.id)).length, 0)
 
-      const byIntegration = yield* ticket(org, {}, org.integration)
+      const byIntegration = yield* Tickets.ticket(org, {}, org.integration)
       assert.deepStrictEqual(byIntegration.created_by, { role: "associate", user: null })
       assert.strictEqual(byIntegration.delivery_status, "pending")
     })
@@ -180,35 +165,35 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("only integration tokens create tickets on behalf of the customer", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const response = yield* createTicket(org, {
+      const org = yield* Tickets.organization
+      const response = yield* Tickets.createTicket(org, {
         subject: "Hi",
         description: "x",
         customer_email: "a@example.com",
         created_by_role: "customer"
       })
-      assertInvalid(response, "created_by_role")
+      Tickets.assertInvalid(response, "created_by_role")
     })
   )
 
   it.effect("the inbox: the default when omitted, the given one, and another organization's is refused", () =>
     Effect.gen(function* () {
-      const [org, other] = yield* organizationAndAnother
+      const [org, other] = yield* Tickets.organizationAndAnother
       // The first ticket provisions the default inbox ("Support") of an organization that has none.
-      const inDefault = yield* ticket(org)
+      const inDefault = yield* Tickets.ticket(org)
       assert.strictEqual(inDefault.inbox.email_prefix, "support")
-      const sales = yield* inbox(org, "Sales", "sales")
-      yield* ticket(other)
-      const foreign = yield* inbox(other, "Foreign", "foreign")
-      assert.strictEqual((yield* ticket(org)).inbox.id, inDefault.inbox.id)
-      const inSales = yield* ticket(org, { inbox_id: sales.id })
+      const sales = yield* Tickets.inbox(org, "Sales", "sales")
+      yield* Tickets.ticket(other)
+      const foreign = yield* Tickets.inbox(other, "Foreign", "foreign")
+      assert.strictEqual((yield* Tickets.ticket(org)).inbox.id, inDefault.inbox.id)
+      const inSales = yield* Tickets.ticket(org, { inbox_id: sales.id })
       assert.deepStrictEqual(inSales.inbox, {
         id: sales.id,
         name: "Sales",
         email_prefix: "sales",
         customer_interaction_style: "helpdesk"
       })
-      const refused = yield* createTicket(org, {
+      const refused = yield* Tickets.createTicket(org, {
         subject: "x",
         description: "y",
         customer_email: "a@example.com",
@@ -223,28 +208,36 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
     "customers: created on the fly by e-mail (matched ignoring case), or named by id of this organization",
     () =>
       Effect.gen(function* () {
-        const [org, other] = yield* organizationAndAnother
-        const first = yield* ticket(org, { customer_email: "Sam@Example.com", customer_name: "Sam" })
-        const second = yield* ticket(org, { customer_email: "sam@example.com", customer_name: "Samuel" })
+        const [org, other] = yield* Tickets.organizationAndAnother
+        const first = yield* Tickets.ticket(org, { customer_email: "Sam@Example.com", customer_name: "Sam" })
+        const second = yield* Tickets.ticket(org, { customer_email: "sam@example.com", customer_name: "Samuel" })
         assert.strictEqual(second.customer.id, first.customer.id)
         assert.strictEqual(second.customer.name, "Sam")
-        const byId = yield* ticket(org, { customer_email: undefined, customer_id: first.customer.id })
+        const byId = yield* Tickets.ticket(org, { customer_email: undefined, customer_id: first.customer.id })
         assert.strictEqual(byId.customer.id, first.customer.id)
-        const elsewhere = yield* ticket(other, { customer_email: "sam@example.com" })
+        const elsewhere = yield* Tickets.ticket(other, { customer_email: "sam@example.com" })
         assert.notStrictEqual(elsewhere.customer.id, first.customer.id)
 
-        const foreign = yield* createTicket(org, { subject: "x", description: "y", customer_id: elsewhere.customer.id })
-        assertInvalid(foreign, "customer_id")
-        const none = yield* createTicket(org, { subject: "x", description: "y" })
-        assertInvalid(none, "customer_id")
-        const both = yield* createTicket(org, {
+        const foreign = yield* Tickets.createTicket(org, {
+          subject: "x",
+          description: "y",
+          customer_id: elsewhere.customer.id
+        })
+        Tickets.assertInvalid(foreign, "customer_id")
+        const none = yield* Tickets.createTicket(org, { subject: "x", description: "y" })
+        Tickets.assertInvalid(none, "customer_id")
+        const both = yield* Tickets.createTicket(org, {
           subject: "x",
           description: "y",
           customer_id: first.customer.id,
           customer_email: "sam@example.com"
         })
         assert.strictEqual(both.status, 400)
-        const badEmail = yield* createTicket(org, { subject: "x", description: "y", customer_email: "not-an-email" })
+        const badEmail = yield* Tickets.createTicket(org, {
+          subject: "x",
+          description: "y",
+          customer_email: "not-an-email"
+        })
         assert.deepStrictEqual(badEmail.body, { customer_email: ["Enter a valid email address."] })
       })
   )
@@ -253,9 +246,9 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
     "public ids are 1, 2, 3 … without gaps under concurrent creation; a refused creation frees its number",
     () =>
       Effect.gen(function* () {
-        const { org, t: first } = yield* organizationWithTicket()
+        const { org, t: first } = yield* Tickets.organizationWithTicket()
         assert.strictEqual(first.public_id, "1")
-        const refused = yield* createTicket(org, {
+        const refused = yield* Tickets.createTicket(org, {
           subject: "x",
           description: "y",
           customer_email: "a@example.com",
@@ -268,7 +261,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
         const parallel = usesRealPostgres ? 16 : 1
         const concurrent = yield* Effect.forEach(
           Array.from({ length: parallel }, (_, i) => i),
-          (i) => ticket(org, { subject: `Concurrent ${i}`, customer_email: `c${i}@example.com` }),
+          (i) => Tickets.ticket(org, { subject: `Concurrent ${i}`, customer_email: `c${i}@example.com` }),
           { concurrency: parallel }
         )
         const numbers = concurrent.map((t) => Number(t.public_id)).sort((a, b) => a - b)
@@ -277,43 +270,49 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
           Array.from({ length: parallel }, (_, i) => i + 2)
         )
         // Another organization counts on its own.
-        const other = yield* organization
-        assert.strictEqual((yield* ticket(other)).public_id, "1")
+        const other = yield* Tickets.organization
+        assert.strictEqual((yield* Tickets.ticket(other)).public_id, "1")
       })
   )
 
   it.effect("language: detected from subject and description (ISO 639-1), empty when the text is too short", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      assert.strictEqual((yield* ticket(org, { subject: "Colis perdu", description: FRENCH })).language, "fr")
-      assert.strictEqual((yield* ticket(org, { subject: "Hi", description: "Thanks!" })).language, "")
-      const fromHtml = yield* ticket(org, { description: undefined, description_html: `<div>${FRENCH}</div>` })
-      assert.strictEqual(fromHtml.description, FRENCH)
+      const org = yield* Tickets.organization
+      assert.strictEqual(
+        (yield* Tickets.ticket(org, { subject: "Colis perdu", description: Tickets.FRENCH })).language,
+        "fr"
+      )
+      assert.strictEqual((yield* Tickets.ticket(org, { subject: "Hi", description: "Thanks!" })).language, "")
+      const fromHtml = yield* Tickets.ticket(org, {
+        description: undefined,
+        description_html: `<div>${Tickets.FRENCH}</div>`
+      })
+      assert.strictEqual(fromHtml.description, Tickets.FRENCH)
       assert.strictEqual(fromHtml.language, "fr")
     })
   )
 
   it.effect("audio tickets: an empty description means speech-to-text is pending; HTML is refused", () =>
     Effect.gen(function* () {
-      const { org, t: audio } = yield* organizationWithTicket({ kind: "audio", description: "" })
+      const { org, t: audio } = yield* Tickets.organizationWithTicket({ kind: "audio", description: "" })
       assert.strictEqual(audio.kind, "audio")
       assert.strictEqual(audio.description, "")
       assert.strictEqual(audio.language, "")
-      const refused = yield* createTicket(org, {
+      const refused = yield* Tickets.createTicket(org, {
         subject: "Voicemail",
         kind: "audio",
         description_html: "<p>x</p>",
         customer_email: "a@example.com"
       })
-      assertInvalid(refused, "description_html")
+      Tickets.assertInvalid(refused, "description_html")
     })
   )
 
   it.effect("form bodies work too (lists repeat the key)", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const a = yield* tag(org, "a")
-      const b = yield* tag(org, "b")
+      const org = yield* Tickets.organization
+      const a = yield* Tickets.tag(org, "a")
+      const b = yield* Tickets.tag(org, "b")
       const response = yield* post(org.tickets, {
         token: org.ownerToken,
         form: {
@@ -336,7 +335,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("bad input gets 4xx field errors, never 500; limits hold at their edge", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       const base = { subject: "x", description: "y", customer_email: "a@example.com" }
       const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
         [{ ...base, subject: undefined }, "subject"],
@@ -360,12 +359,12 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
         [{ ...base, customer_email: `${"e".repeat(243)}@example.com` }, "customer_email"]
       ]
       for (const [body, field] of cases) {
-        const response = yield* createTicket(org, body)
-        assertInvalid(response, field, field)
+        const response = yield* Tickets.createTicket(org, body)
+        Tickets.assertInvalid(response, field, field)
       }
-      assert.strictEqual((yield* createTicket(org, { ...base, subject: "s".repeat(500) })).status, 201)
+      assert.strictEqual((yield* Tickets.createTicket(org, { ...base, subject: "s".repeat(500) })).status, 201)
       assert.strictEqual(
-        (yield* createTicket(org, {
+        (yield* Tickets.createTicket(org, {
           ...base,
           external_recipient_emails: Array.from({ length: 50 }, (_, i) => `p${i}@example.com`)
         })).status,
@@ -382,11 +381,11 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("every offending field at once: a malformed field, the missing description and the missing customer", () =>
     Effect.gen(function* () {
-      const missing = yield* createTicket(yield* organization, { subject: "Only a subject" })
+      const missing = yield* Tickets.createTicket(yield* Tickets.organization, { subject: "Only a subject" })
       assert.strictEqual(missing.status, 400)
       assert.deepStrictEqual(Object.keys(missing.body).sort(), ["customer_id", "description"], missing.text)
-      const org = yield* organization
-      const all = yield* createTicket(org, { priority: "asap", description: "  " })
+      const org = yield* Tickets.organization
+      const all = yield* Tickets.createTicket(org, { priority: "asap", description: "  " })
       assert.strictEqual(all.status, 400)
       assert.deepStrictEqual(
         Object.keys(all.body).sort(),
@@ -395,25 +394,25 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
       )
       assert.deepStrictEqual(all.body.subject, ["This field is required."])
       // A malformed customer address is reported as malformed, not as a missing customer.
-      const bad = yield* createTicket(org, { subject: "s", customer_email: "not-an-address" })
+      const bad = yield* Tickets.createTicket(org, { subject: "s", customer_email: "not-an-address" })
       assert.deepStrictEqual(Object.keys(bad.body).sort(), ["customer_email", "description"], bad.text)
-      const both = yield* createTicket(org, { subject: "s", customer_id: 1, customer_email: "a@example.com" })
+      const both = yield* Tickets.createTicket(org, { subject: "s", customer_id: 1, customer_email: "a@example.com" })
       assert.deepStrictEqual(Object.keys(both.body).sort(), ["customer_id", "description"], both.text)
       assert.include(both.body.customer_id[0], "not both")
       // Form bodies are checked the same way.
-      const form = yield* createTicket(org, {}, { json: undefined, form: { subject: "s", kind: "audio" } })
+      const form = yield* Tickets.createTicket(org, {}, { json: undefined, form: { subject: "s", kind: "audio" } })
       assert.deepStrictEqual(Object.keys(form.body), ["customer_id"], form.text)
     })
   )
 
   it.effect("roles: members read and create tickets; other organizations' tickets are 404", () =>
     Effect.gen(function* () {
-      const [org, other] = yield* organizationAndAnother
+      const [org, other] = yield* Tickets.organizationAndAnother
       const member = yield* Fixtures.member(org, "member")
       const outsider = yield* Fixtures.outsider
-      const t = yield* ticket(org)
+      const t = yield* Tickets.ticket(org)
       assert.strictEqual((yield* get(`${org.tickets}${t.id}/`, { token: member.token })).status, 200)
-      const write = yield* createTicket(
+      const write = yield* Tickets.createTicket(
         org,
         { subject: "x", description: "y", customer_email: "a@example.com" },
         {
@@ -433,7 +432,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
 
   it.effect("GET ticket checks the token in its own read: every bad token is 401 before any 404", () =>
     Effect.gen(function* () {
-      const { org, t } = yield* organizationWithTicket()
+      const { org, t } = yield* Tickets.organizationWithTicket()
       const revoked = yield* Fixtures.member(org, "admin")
       assert.strictEqual((yield* get(`${org.tickets}${t.id}/`, { token: revoked.token })).status, 200)
       yield* (yield* Tokens).revoke(revoked.token)
@@ -459,7 +458,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
       const byIntegration = yield* get(`${org.tickets}${t.id}/`, { token: org.integration })
       assert.strictEqual(byIntegration.status, 200)
       assert.strictEqual(byIntegration.body.id, t.id)
-      assert.deepStrictEqual(yield* readTicketBody(org, t.id), byIntegration.body)
+      assert.deepStrictEqual(yield* Tickets.readTicketBody(org, t.id), byIntegration.body)
       assert.strictEqual((yield* get("/organizations/x!y/tickets/1/", { token: org.ownerToken })).status, 404)
     })
   )

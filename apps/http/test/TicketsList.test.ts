@@ -2,51 +2,37 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, post, TestAppLive } from "./support/TestApp.js"
-import {
-  assertInvalid,
-  inboundTicket,
-  inbox,
-  organization,
-  organizationAndAnother,
-  postMessage,
-  presetFilter,
-  resultIds,
-  type TicketOrg,
-  tag,
-  ticket,
-  ticketPath,
-  updateTicket
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 const sorted = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)
 
 layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (it) => {
   /** A small organization of tickets, each differing from the first in one criterion. */
   const world = Effect.gen(function* () {
-    const org = yield* organization
+    const org = yield* Tickets.organization
     const admin = yield* Fixtures.member(org, "admin")
-    const billing = yield* tag(org, "Billing")
-    const vip = yield* tag(org, "VIP")
-    const plain = yield* ticket(org, { subject: "Plain question" })
+    const billing = yield* Tickets.tag(org, "Billing")
+    const vip = yield* Tickets.tag(org, "VIP")
+    const plain = yield* Tickets.ticket(org, { subject: "Plain question" })
     // After the first ticket provisioned the default inbox, so Sales is not the default.
-    const sales = yield* inbox(org, "Sales", "sales")
-    const closed = yield* ticket(org, { subject: "Closed one" })
-    yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
-    const urgent = yield* ticket(org, { subject: "Urgent refund request", priority: "urgent" })
-    const assigned = yield* ticket(org, { subject: "Assigned", assignee_id: admin.userId })
-    const tagged = yield* ticket(org, { subject: "Tagged billing", tags: [billing.id, vip.id] })
-    const inSales = yield* ticket(org, { subject: "Sales lead", inbox_id: sales.id })
-    const telegram = yield* ticket(org, { subject: "From telegram", origin: "telegram" })
-    const inbound = yield* inboundTicket(org, { subject: "Inbound" })
-    const snoozed = yield* ticket(org, { subject: "Snoozed" })
-    yield* post(ticketPath(org, snoozed.id, "snooze/"), {
+    const sales = yield* Tickets.inbox(org, "Sales", "sales")
+    const closed = yield* Tickets.ticket(org, { subject: "Closed one" })
+    yield* Tickets.updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
+    const urgent = yield* Tickets.ticket(org, { subject: "Urgent refund request", priority: "urgent" })
+    const assigned = yield* Tickets.ticket(org, { subject: "Assigned", assignee_id: admin.userId })
+    const tagged = yield* Tickets.ticket(org, { subject: "Tagged billing", tags: [billing.id, vip.id] })
+    const inSales = yield* Tickets.ticket(org, { subject: "Sales lead", inbox_id: sales.id })
+    const telegram = yield* Tickets.ticket(org, { subject: "From telegram", origin: "telegram" })
+    const inbound = yield* Tickets.inboundTicket(org, { subject: "Inbound" })
+    const snoozed = yield* Tickets.ticket(org, { subject: "Snoozed" })
+    yield* post(Tickets.ticketPath(org, snoozed.id, "snooze/"), {
       token: org.ownerToken,
       json: { until: new Date(Date.now() + 3_600_000).toISOString() }
     })
-    const active = yield* ticket(org, { subject: "Answered" })
-    yield* postMessage(org, active.id, { content: "Answer" })
-    const spam = yield* ticket(org, { subject: "Spam offer" })
-    yield* updateTicket(org, spam.id, { is_spam: true })
+    const active = yield* Tickets.ticket(org, { subject: "Answered" })
+    yield* Tickets.postMessage(org, active.id, { content: "Answer" })
+    const spam = yield* Tickets.ticket(org, { subject: "Spam offer" })
+    yield* Tickets.updateTicket(org, spam.id, { is_spam: true })
     const all = [plain, closed, urgent, assigned, tagged, inSales, telegram, inbound, snoozed, active].map((t) => t.id)
     return {
       org,
@@ -67,7 +53,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
     }
   })
 
-  const list = (org: TicketOrg, query: string, token?: string) =>
+  const list = (org: Tickets.TicketOrg, query: string, token?: string) =>
     get(`${org.tickets}?page_size=100&${query}`, { token: token ?? org.ownerToken })
 
   it.effect("each criterion filters in SQL; lists repeat the key; criteria combine with AND", () =>
@@ -77,7 +63,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
         Effect.gen(function* () {
           const response = yield* list(w.org, query)
           assert.strictEqual(response.status, 200, `${query}: ${response.text}`)
-          assert.deepStrictEqual(sorted(resultIds(response.body)), sorted(expected), query)
+          assert.deepStrictEqual(sorted(Tickets.resultIds(response.body)), sorted(expected), query)
           assert.strictEqual(response.body.count, expected.length, query)
         })
       yield* check("", w.all)
@@ -115,7 +101,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
 
   it.effect("criteria are validated like filter criteria: bad values are 400 under their name", () =>
     Effect.gen(function* () {
-      const org = yield* organization
+      const org = yield* Tickets.organization
       for (const [query, field] of [
         ["statuses=open", "statuses"],
         ["priorities=p1", "priorities"],
@@ -129,7 +115,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
         ["filter=not-a-filter", "filter"]
       ] as const) {
         const response = yield* list(org, query)
-        assertInvalid(response, field, query)
+        Tickets.assertInvalid(response, field, query)
       }
       assert.strictEqual((yield* list(org, "page=2")).status, 404)
     })
@@ -138,20 +124,20 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
   it.effect("?filter= applies a visible preset filter's criteria (with the query's own)", () =>
     Effect.gen(function* () {
       const w = yield* world
-      const shared = yield* presetFilter(w.org, { priorities: ["urgent", "not_set"] })
+      const shared = yield* Tickets.presetFilter(w.org, { priorities: ["urgent", "not_set"] })
       const response = yield* list(w.org, `filter=${shared.id}&statuses=created`)
       assert.strictEqual(response.status, 200, response.text)
       const created = [w.plain, w.urgent, w.assigned, w.tagged, w.inSales, w.telegram, w.inbound, w.snoozed]
-      assert.deepStrictEqual(sorted(resultIds(response.body)), sorted(created.map((t) => t.id)))
+      assert.deepStrictEqual(sorted(Tickets.resultIds(response.body)), sorted(created.map((t) => t.id)))
       const byIntegration = yield* list(w.org, `filter=${shared.id}&priorities=urgent`, w.org.integration)
-      assert.deepStrictEqual(resultIds(byIntegration.body), [w.urgent.id])
+      assert.deepStrictEqual(Tickets.resultIds(byIntegration.body), [w.urgent.id])
 
-      const personal = yield* presetFilter(w.org, { statuses: ["closed"] }, "personal", w.org.ownerId)
-      assert.deepStrictEqual(resultIds((yield* list(w.org, `filter=${personal.id}`)).body), [w.closed.id])
+      const personal = yield* Tickets.presetFilter(w.org, { statuses: ["closed"] }, "personal", w.org.ownerId)
+      assert.deepStrictEqual(Tickets.resultIds((yield* list(w.org, `filter=${personal.id}`)).body), [w.closed.id])
       const hidden = yield* list(w.org, `filter=${personal.id}`, w.org.integration)
-      assertInvalid(hidden, "filter")
-      const otherOrg = yield* organization
-      const foreign = yield* presetFilter(otherOrg, {})
+      Tickets.assertInvalid(hidden, "filter")
+      const otherOrg = yield* Tickets.organization
+      const foreign = yield* Tickets.presetFilter(otherOrg, {})
       assert.strictEqual((yield* list(w.org, `filter=${foreign.id}`)).status, 400)
     })
   )
@@ -163,9 +149,9 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
       const updated = byUpdate.body.results.map((t: { updated_at: string }) => t.updated_at)
       assert.deepStrictEqual(updated, [...updated].sort().reverse())
       const byId = yield* list(w.org, "ordering=id")
-      assert.deepStrictEqual(resultIds(byId.body), sorted(w.all))
+      assert.deepStrictEqual(Tickets.resultIds(byId.body), sorted(w.all))
       const byPriority = yield* list(w.org, "ordering=-priority,id")
-      assert.strictEqual(resultIds(byPriority.body)[0], w.urgent.id)
+      assert.strictEqual(Tickets.resultIds(byPriority.body)[0], w.urgent.id)
       const pages: Array<number> = []
       let next: string | null = `${w.org.tickets}?ordering=created_at&page_size=3`
       while (next !== null) {
@@ -173,7 +159,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
           new URL(next, "http://x").pathname + new URL(next, "http://x").search,
           { token: w.org.ownerToken }
         )
-        pages.push(...resultIds(page.body))
+        pages.push(...Tickets.resultIds(page.body))
         next = page.body.next
       }
       assert.deepStrictEqual(pages, sorted(w.all))
@@ -182,12 +168,12 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
 
   it.effect("roles: members list, outsiders get 404, another organization's tickets never show", () =>
     Effect.gen(function* () {
-      const [org, other] = yield* organizationAndAnother
+      const [org, other] = yield* Tickets.organizationAndAnother
       const member = yield* Fixtures.member(org, "member")
-      const mine = yield* ticket(org)
-      yield* ticket(other)
+      const mine = yield* Tickets.ticket(org)
+      yield* Tickets.ticket(other)
       const listed = yield* list(org, "", member.token)
-      assert.deepStrictEqual(resultIds(listed.body), [mine.id])
+      assert.deepStrictEqual(Tickets.resultIds(listed.body), [mine.id])
       assert.strictEqual((yield* list(org, "", other.ownerToken)).status, 404)
       assert.strictEqual((yield* list(org, "", other.integration)).status, 404)
     })

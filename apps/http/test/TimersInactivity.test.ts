@@ -4,23 +4,9 @@ import { DateTime, Effect } from "effect"
 import { backfillWaitingSince } from "../src/Database/migrations/0071_timers.js"
 import { InactivityTimer } from "../src/Timers/InactivityTimer.js"
 import { get, patch } from "./support/TestApp.js"
-import {
-  customerReply,
-  inboundTicket,
-  organization,
-  outbox,
-  postMessage,
-  readTicketBody,
-  snoozeTicket,
-  type TicketOrg,
-  ticket,
-  ticketPath,
-  unsnoozeTicket,
-  updateTicket,
-  withTicketServices
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
-const TestLayer = withTicketServices(InactivityTimer.Default)
+const TestLayer = Tickets.withTicketServices(InactivityTimer.Default)
 
 const DAY = 86_400_000
 
@@ -32,7 +18,7 @@ const sweepAt = (now: DateTime.Utc) => Effect.flatMap(InactivityTimer, (timer) =
 
 /** Sets the inactivity settings of the ticket's inbox (and, with `organization`, of the organization). */
 const configure = (
-  org: TicketOrg,
+  org: Tickets.TicketOrg,
   inboxId: number,
   inbox: Record<string, unknown>,
   organizationSettings?: Record<string, unknown>
@@ -52,33 +38,34 @@ const waitingTicket = (
   options: { readonly organization?: Record<string, unknown>; readonly body?: Record<string, unknown> } = {}
 ) =>
   Effect.gen(function* () {
-    const org = yield* organization
-    const t = yield* ticket(org, options.body ?? {})
+    const org = yield* Tickets.organization
+    const t = yield* Tickets.ticket(org, options.body ?? {})
     assert.strictEqual(t.waiting_on, "customer")
     yield* configure(org, t.inbox.id, inbox, options.organization)
     return { org, t, since: t.created_at as string }
   })
 
-const messagesOf = (org: TicketOrg, id: number) =>
+const messagesOf = (org: Tickets.TicketOrg, id: number) =>
   Effect.map(
-    get(ticketPath(org, id, "messages/"), { token: org.ownerToken }),
+    get(Tickets.ticketPath(org, id, "messages/"), { token: org.ownerToken }),
     // biome-ignore lint/suspicious/noExplicitAny: wire JSON
     (response) => response.body.results as ReadonlyArray<any>
   )
 
 /** The ticket's queued e-mails of messages (not its create-email). */
-const messageMails = (id: number) => Effect.map(outbox(id), (rows) => rows.filter((row) => row.kind === "message"))
+const messageMails = (id: number) =>
+  Effect.map(Tickets.outbox(id), (rows) => rows.filter((row) => row.kind === "message"))
 
-const systemMessages = (org: TicketOrg, id: number) =>
+const systemMessages = (org: Tickets.TicketOrg, id: number) =>
   Effect.map(messagesOf(org, id), (messages) => messages.filter((m) => m.role === "system"))
 
 /** Sweeps a millisecond before `days` after `since`, when the ticket is still open, then at it, when it closes. */
-const closesForInactivityAt = (org: TicketOrg, id: number, since: string, days: number) =>
+const closesForInactivityAt = (org: Tickets.TicketOrg, id: number, since: string, days: number) =>
   Effect.gen(function* () {
     yield* sweepAt(after(since, days, -1))
-    assert.strictEqual((yield* readTicketBody(org, id)).status, "created", "not a millisecond early")
+    assert.strictEqual((yield* Tickets.readTicketBody(org, id)).status, "created", "not a millisecond early")
     yield* sweepAt(after(since, days))
-    const closed = yield* readTicketBody(org, id)
+    const closed = yield* Tickets.readTicketBody(org, id)
     assert.strictEqual(closed.status, "closed")
     assert.strictEqual(closed.classification, "customer_inactivity")
     return closed
@@ -127,7 +114,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         assert.strictEqual(mails[0]!.payload.to, "jane@example.com")
 
         // The reminder does not restart the wait, and it is sent once per waiting period.
-        const afterReminder = yield* readTicketBody(org, t.id)
+        const afterReminder = yield* Tickets.readTicketBody(org, t.id)
         assert.strictEqual(afterReminder.waiting_on, "customer")
         assert.strictEqual(afterReminder.status, "created")
         yield* sweepAt(after(since, 3))
@@ -143,15 +130,18 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       yield* sweepAt(after(since, 2))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
 
-      const reply = yield* customerReply(org, t.id, "Still broken.")
+      const reply = yield* Tickets.customerReply(org, t.id, "Still broken.")
       assert.strictEqual(reply.status, 201, reply.text)
       yield* sweepAt(after(since, 60))
-      const waiting = yield* readTicketBody(org, t.id)
+      const waiting = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(waiting.waiting_on, "associate")
       assert.strictEqual(waiting.status, "created")
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
 
-      const answer = yield* postMessage(org, t.id, { content: "Could you send a photo?", is_visible_to_customer: true })
+      const answer = yield* Tickets.postMessage(org, t.id, {
+        content: "Could you send a photo?",
+        is_visible_to_customer: true
+      })
       assert.strictEqual(answer.status, 201, answer.text)
       const answeredAt = answer.body.created_at as string
       yield* sweepAt(after(answeredAt, 2, -1))
@@ -159,9 +149,9 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       yield* sweepAt(after(answeredAt, 2))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 2, "a new waiting period, a new reminder")
       // An internal note does not restart the period: the close comes 5 days after the answer.
-      yield* postMessage(org, t.id, { content: "Waiting for the photo.", is_visible_to_customer: false })
+      yield* Tickets.postMessage(org, t.id, { content: "Waiting for the photo.", is_visible_to_customer: false })
       yield* sweepAt(after(answeredAt, 5))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "closed")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).status, "closed")
     })
   )
 
@@ -189,7 +179,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       Effect.gen(function* () {
         const { org, t, since } = yield* waitingTicket({ ...reminders, ...autoClose })
         yield* sweepAt(after(since, 10))
-        assert.strictEqual((yield* readTicketBody(org, t.id)).status, "created")
+        assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).status, "created")
         assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
         yield* closesForInactivityAt(org, t.id, since, 13)
       })
@@ -211,7 +201,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         customer_inactivity_reminder_period: 5
       })
       yield* sweepAt(after(since, 5))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "closed")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).status, "closed")
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
     })
   )
@@ -220,7 +210,7 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
     Effect.gen(function* () {
       const { org, t, since } = yield* waitingTicket(rules(false, 1, 2), organizationPeriods(1, 2))
       yield* sweepAt(after(since, 100))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "created")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).status, "created")
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
     })
   )
@@ -254,10 +244,10 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
       })
       yield* sweepAt(after(inboxZero.since, 100))
       for (const { org, t } of [inboxZero, orgZero]) {
-        assert.strictEqual((yield* readTicketBody(org, t.id)).status, "created")
+        assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).status, "created")
         assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
       }
-      assert.strictEqual((yield* readTicketBody(reminderOff.org, reminderOff.t.id)).status, "closed")
+      assert.strictEqual((yield* Tickets.readTicketBody(reminderOff.org, reminderOff.t.id)).status, "closed")
       assert.deepStrictEqual(yield* systemMessages(reminderOff.org, reminderOff.t.id), [])
     })
   )
@@ -275,13 +265,13 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
     Effect.gen(function* () {
       const settings = { ...reminders, ...autoClose }
       const { org, t: closed } = yield* waitingTicket(settings)
-      yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
-      const spam = yield* ticket(org)
-      yield* updateTicket(org, spam.id, { is_spam: true })
-      const snoozed = yield* ticket(org)
+      yield* Tickets.updateTicket(org, closed.id, { status: "closed", classification: "resolved" })
+      const spam = yield* Tickets.ticket(org)
+      yield* Tickets.updateTicket(org, spam.id, { is_spam: true })
+      const snoozed = yield* Tickets.ticket(org)
       const until = new Date(Date.now() + 3_600_000).toISOString()
-      yield* snoozeTicket(org, snoozed.id, until)
-      const customerTicket = yield* inboundTicket(org)
+      yield* Tickets.snoozeTicket(org, snoozed.id, until)
+      const customerTicket = yield* Tickets.inboundTicket(org)
       assert.strictEqual(customerTicket.waiting_on, "associate")
 
       const sql = yield* SqlClient.SqlClient
@@ -293,10 +283,10 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
         [null, null, null, null]
       )
       yield* sweepAt(after(closed.created_at, 100))
-      assert.strictEqual((yield* readTicketBody(org, closed.id)).classification, "resolved")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, closed.id)).classification, "resolved")
       for (const id of [spam.id, snoozed.id, customerTicket.id]) {
         assert.deepStrictEqual(yield* systemMessages(org, id), [])
-        assert.notStrictEqual((yield* readTicketBody(org, id)).status, "closed")
+        assert.notStrictEqual((yield* Tickets.readTicketBody(org, id)).status, "closed")
       }
     })
   )
@@ -304,43 +294,43 @@ layer(TestLayer, { excludeTestServices: true })("inactivity timer", (it) => {
   it.effect("given a ticket reopened or unsnoozed, then its waiting period starts over from then", () =>
     Effect.gen(function* () {
       const { org, t, since } = yield* waitingTicket({ ...reminders, ...autoClose })
-      yield* updateTicket(org, t.id, { status: "closed", classification: "resolved" })
+      yield* Tickets.updateTicket(org, t.id, { status: "closed", classification: "resolved" })
       yield* sweepAt(after(since, 30))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).classification, "resolved")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).classification, "resolved")
 
-      const reopened = yield* updateTicket(org, t.id, { status: "active" })
+      const reopened = yield* Tickets.updateTicket(org, t.id, { status: "active" })
       assert.strictEqual(reopened.status, 200, reopened.text)
       const reopenedAt = reopened.body.updated_at as string
       assert.isAbove(Date.parse(reopenedAt), Date.parse(since))
       // Counted from the creation, the reminder would be due a few milliseconds before this.
       yield* sweepAt(after(reopenedAt, 2, -1))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "active")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).status, "active")
       assert.deepStrictEqual(yield* systemMessages(org, t.id), [])
       yield* sweepAt(after(reopenedAt, 2))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
 
       const until = new Date(Date.now() + 3_600_000).toISOString()
-      yield* snoozeTicket(org, t.id, until)
+      yield* Tickets.snoozeTicket(org, t.id, until)
       yield* sweepAt(after(reopenedAt, 20))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).status, "active", "snoozed: left alone")
-      const unsnoozed = yield* unsnoozeTicket(org, t.id)
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).status, "active", "snoozed: left alone")
+      const unsnoozed = yield* Tickets.unsnoozeTicket(org, t.id)
       const unsnoozedAt = unsnoozed.body.last_snooze_ended_at as string
       yield* sweepAt(after(unsnoozedAt, 2, -1))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 1)
       yield* sweepAt(after(unsnoozedAt, 2))
       assert.strictEqual((yield* systemMessages(org, t.id)).length, 2, "a reminder for the new period")
       yield* sweepAt(after(unsnoozedAt, 5))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).classification, "customer_inactivity")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).classification, "customer_inactivity")
     })
   )
 
   it.effect("given waiting_on set to the customer by hand, then the period counts from then", () =>
     Effect.gen(function* () {
-      const org = yield* organization
-      const t = yield* inboundTicket(org)
+      const org = yield* Tickets.organization
+      const t = yield* Tickets.inboundTicket(org)
       assert.strictEqual(t.waiting_on, "associate")
       yield* configure(org, t.inbox.id, reminders)
-      const set = yield* updateTicket(org, t.id, { waiting_on: "customer" })
+      const set = yield* Tickets.updateTicket(org, t.id, { waiting_on: "customer" })
       assert.strictEqual(set.status, 200, set.text)
       const setAt = set.body.updated_at as string
       yield* sweepAt(after(setAt, 2, -1))

@@ -3,34 +3,25 @@ import { assert, layer } from "@effect/vitest"
 import { OrganizationId, ticketStreamId } from "@helpdesk/domain"
 import { DateTime, Effect, Layer } from "effect"
 import { SnoozeTimer, SnoozeTimerLive } from "../src/Timers/SnoozeTimer.js"
-import {
-  customerReply,
-  organization,
-  organizationWithTicket,
-  readTicketBody,
-  snoozeTicket,
-  type TicketOrg,
-  ticket,
-  unsnoozeTicket,
-  updateTicket,
-  withTicketServices
-} from "./TicketsSupport.js"
+import * as Tickets from "./TicketsSupport.js"
 
 // The timer as a service (swept by the tests at chosen instants) and the service's own loop at its default interval.
-const TestLayer = withTicketServices(Layer.mergeAll(SnoozeTimer.Default, SnoozeTimerLive))
+const TestLayer = Tickets.withTicketServices(Layer.mergeAll(SnoozeTimer.Default, SnoozeTimerLive))
 
 const sweepAt = (now: DateTime.Utc) => Effect.flatMap(SnoozeTimer, (timer) => timer.sweep(now))
 
-const snooze = (org: TicketOrg, id: number, until: string) =>
-  Effect.tap(snoozeTicket(org, id, until), (response) => assert.strictEqual(response.status, 200, response.text))
+const snooze = (org: Tickets.TicketOrg, id: number, until: string) =>
+  Effect.tap(Tickets.snoozeTicket(org, id, until), (response) =>
+    assert.strictEqual(response.status, 200, response.text)
+  )
 
 /** `count` tickets of a new organization, each snoozed for the next hour (until `until`). */
 const snoozedForAnHour = (count: number) =>
   Effect.gen(function* () {
-    const org = yield* organization
+    const org = yield* Tickets.organization
     const until = inMinutes(60)
     const tickets = yield* Effect.forEach(Array.from({ length: count }), () =>
-      Effect.tap(ticket(org), (t) => snooze(org, t.id, until))
+      Effect.tap(Tickets.ticket(org), (t) => snooze(org, t.id, until))
     )
     return { org, tickets, until }
   })
@@ -56,11 +47,11 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
       const { org, t, until } = yield* snoozedTicket
 
       yield* sweepAt(instant(until, -1))
-      const early = yield* readTicketBody(org, t.id)
+      const early = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(early.snoozed_until, until, "not a millisecond early")
 
       yield* sweepAt(instant(until))
-      const woken = yield* readTicketBody(org, t.id)
+      const woken = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(woken.snoozed_until, null)
       assert.strictEqual(woken.snoozed_by, null)
       assert.strictEqual(woken.last_unsnooze_reason, "timer")
@@ -79,12 +70,12 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
       const second = inMinutes(180)
       yield* snooze(org, t.id, second)
       yield* sweepAt(instant(first, 60_000))
-      const still = yield* readTicketBody(org, t.id)
+      const still = yield* Tickets.readTicketBody(org, t.id)
       assert.strictEqual(still.snoozed_until, second)
       assert.strictEqual(still.last_unsnooze_reason, null)
       assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
       yield* sweepAt(instant(second))
-      assert.strictEqual((yield* readTicketBody(org, t.id)).last_unsnooze_reason, "timer")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).last_unsnooze_reason, "timer")
     })
   )
 
@@ -100,7 +91,7 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
         instant(first, 1)
       )
       assert.deepStrictEqual(fired, { claimed: 1, acted: 0, failed: 0 })
-      assert.strictEqual((yield* readTicketBody(org, t.id)).snoozed_until, second)
+      assert.strictEqual((yield* Tickets.readTicketBody(org, t.id)).snoozed_until, second)
       assert.deepStrictEqual(yield* unsnoozeEvents(t.id), [])
       // And a ticket of another organization than its row says is left alone (and reported).
       const other = yield* timer.fire(
@@ -116,13 +107,13 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
     Effect.gen(function* () {
       const { org, tickets, until } = yield* snoozedForAnHour(2)
       const [manual, replied] = tickets
-      const unsnoozed = yield* unsnoozeTicket(org, manual.id)
+      const unsnoozed = yield* Tickets.unsnoozeTicket(org, manual.id)
       assert.strictEqual(unsnoozed.status, 200)
-      yield* customerReply(org, replied.id, "Any news?")
+      yield* Tickets.customerReply(org, replied.id, "Any news?")
 
       yield* sweepAt(instant(until, 60_000))
-      assert.strictEqual((yield* readTicketBody(org, manual.id)).last_unsnooze_reason, "manual")
-      assert.strictEqual((yield* readTicketBody(org, replied.id)).last_unsnooze_reason, "customer_reply")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, manual.id)).last_unsnooze_reason, "manual")
+      assert.strictEqual((yield* Tickets.readTicketBody(org, replied.id)).last_unsnooze_reason, "customer_reply")
       assert.deepStrictEqual(
         (yield* unsnoozeEvents(manual.id)).map((e) => e.reason),
         ["manual"]
@@ -141,13 +132,13 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
         const { org, tickets, until } = yield* snoozedForAnHour(2)
         const [closed, spam] = tickets
         assert.strictEqual(
-          (yield* updateTicket(org, closed.id, { status: "closed", classification: "resolved" })).status,
+          (yield* Tickets.updateTicket(org, closed.id, { status: "closed", classification: "resolved" })).status,
           200
         )
-        assert.strictEqual((yield* updateTicket(org, spam.id, { is_spam: true })).status, 200)
+        assert.strictEqual((yield* Tickets.updateTicket(org, spam.id, { is_spam: true })).status, 200)
         yield* sweepAt(instant(until, 60_000))
         for (const id of [closed.id, spam.id]) {
-          const body = yield* readTicketBody(org, id)
+          const body = yield* Tickets.readTicketBody(org, id)
           assert.strictEqual(body.snoozed_until, null)
           assert.strictEqual(body.last_unsnooze_reason, null)
           assert.deepStrictEqual(yield* unsnoozeEvents(id), [])
@@ -157,13 +148,13 @@ layer(TestLayer, { excludeTestServices: true })("snooze timer", (it) => {
 
   it.effect("the service's loop unsnoozes a ticket a few seconds after snoozed_until at the latest", () =>
     Effect.gen(function* () {
-      const { org, t } = yield* organizationWithTicket()
+      const { org, t } = yield* Tickets.organizationWithTicket()
       const until = new Date(Date.now() + 1500).toISOString()
       yield* snooze(org, t.id, until)
-      let body = yield* readTicketBody(org, t.id)
+      let body = yield* Tickets.readTicketBody(org, t.id)
       for (let i = 0; i < 100 && body.last_unsnooze_reason === null; i++) {
         yield* Effect.sleep("100 millis")
-        body = yield* readTicketBody(org, t.id)
+        body = yield* Tickets.readTicketBody(org, t.id)
       }
       assert.strictEqual(body.last_unsnooze_reason, "timer")
       const lag = Date.parse(body.last_snooze_ended_at) - Date.parse(until)
