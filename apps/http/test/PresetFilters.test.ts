@@ -1,25 +1,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, FastCheck } from "effect"
+import { EMPTY_CRITERIA } from "../src/PresetFilters/Criteria.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { assertRefused, del, get, patch, post, request, TestApp, TestAppLive } from "./support/TestApp.js"
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
-
-const EMPTY = {
-  tags_include: [],
-  tags_exclude: [],
-  assignee_ids: [],
-  statuses: [],
-  waiting_on: [],
-  inbox_ids: [],
-  channels: [],
-  classifications: [],
-  priorities: [],
-  is_snoozed: null,
-  sla_breached: null,
-  sla_due_within: null
-}
 
 /** An organization with an owner, an admin, a member and an integration token. */
 const team = Effect.gen(function* () {
@@ -60,7 +46,7 @@ layer(TestAppLive, { excludeTestServices: true })("custom preset filters", (it) 
       assert.strictEqual(response.headers.get("location"), `${baseUrl}${filters}${f.id}/`)
       assert.strictEqual(f.name, "My open tickets")
       assert.deepStrictEqual(f.criteria, {
-        ...EMPTY,
+        ...EMPTY_CRITERIA,
         statuses: ["created", "active"],
         assignee_ids: [org.ownerId],
         is_snoozed: false
@@ -298,7 +284,7 @@ layer(TestAppLive, { excludeTestServices: true })("custom preset filters", (it) 
         json: { criteria: { tags_include: ["billing"] } }
       })
       assert.strictEqual(changed.status, 200)
-      assert.deepStrictEqual(changed.body.criteria, { ...EMPTY, tags_include: ["billing"] })
+      assert.deepStrictEqual(changed.body.criteria, { ...EMPTY_CRITERIA, tags_include: ["billing"] })
       assert.isAbove(Date.parse(changed.body.updated_at), Date.parse(second.body.updated_at))
       assert.strictEqual(changed.body.created_at, second.body.created_at)
       const unchanged = yield* patch(`${filters}${first.id}/`, { token: org.ownerToken })
