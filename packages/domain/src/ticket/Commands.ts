@@ -1,36 +1,15 @@
 import { Schema } from "effect"
 import { SlaTarget } from "./Events.js"
-import {
-  Actor,
-  Attachment,
-  Channel,
-  Classification,
-  CustomerRef,
-  EmailList,
-  InboxRef,
-  Instant,
-  MessageId,
-  OrganizationId,
-  Origin,
-  Priority,
-  ReportedDeliveryStatus,
-  Sender,
-  Sentiment,
-  TagRef,
-  TicketId,
-  TicketKind,
-  UserRef,
-  WaitingOn
-} from "./Values.js"
+import * as Values from "./Values.js"
 
 /**
  * Fields every command carries: the ticket it addresses, when it is issued (the app reads the clock,
  * the domain never does) and who issues it.
  */
 const commandBase = {
-  ticketId: TicketId,
-  at: Instant,
-  actor: Actor
+  ticketId: Values.TicketId,
+  at: Values.Instant,
+  actor: Values.Actor
 }
 
 const emptyList = <S extends Schema.Schema.Any>(item: S) =>
@@ -40,23 +19,23 @@ const emptyList = <S extends Schema.Schema.Any>(item: S) =>
 export class CreateTicket extends Schema.TaggedClass<CreateTicket>()("CreateTicket", {
   ...commandBase,
   publicId: Schema.String,
-  organizationId: OrganizationId,
+  organizationId: Values.OrganizationId,
   subject: Schema.String,
   description: Schema.String,
   descriptionHtml: Schema.optionalWith(Schema.String, { default: () => "" }),
-  kind: Schema.optionalWith(TicketKind, { default: () => "text" as const }),
-  inbox: InboxRef,
-  channel: Channel,
-  origin: Origin,
-  customer: CustomerRef,
+  kind: Schema.optionalWith(Values.TicketKind, { default: () => "text" as const }),
+  inbox: Values.InboxRef,
+  channel: Values.Channel,
+  origin: Values.Origin,
+  customer: Values.CustomerRef,
   externalRecipientEmails: emptyList(Schema.String),
   bccRecipientEmails: emptyList(Schema.String),
   fromEmail: Schema.optionalWith(Schema.String, { default: () => "" }),
   fromName: Schema.optionalWith(Schema.String, { default: () => "" }),
-  attachments: emptyList(Attachment),
-  tags: emptyList(TagRef),
-  priority: Schema.optionalWith(Priority, { default: () => "not_set" as const }),
-  assignee: Schema.optionalWith(Schema.NullOr(UserRef), { default: () => null }),
+  attachments: emptyList(Values.Attachment),
+  tags: emptyList(Values.TagRef),
+  priority: Schema.optionalWith(Values.Priority, { default: () => "not_set" as const }),
+  assignee: Schema.optionalWith(Schema.NullOr(Values.UserRef), { default: () => null }),
   /** An associate creating a ticket may send it to the customer as an email, whose delivery is tracked. */
   sendsCreateEmail: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {}
@@ -70,7 +49,7 @@ export class RecordTranscript extends Schema.TaggedClass<RecordTranscript>()("Re
 /** Close the ticket with a (non-empty) classification. */
 export class CloseTicket extends Schema.TaggedClass<CloseTicket>()("CloseTicket", {
   ...commandBase,
-  classification: Classification
+  classification: Values.Classification
 }) {}
 
 /** Reopen a closed ticket. */
@@ -79,31 +58,31 @@ export class ReopenTicket extends Schema.TaggedClass<ReopenTicket>()("ReopenTick
 /** Set or change the classification. */
 export class ClassifyTicket extends Schema.TaggedClass<ClassifyTicket>()("ClassifyTicket", {
   ...commandBase,
-  classification: Classification
+  classification: Values.Classification
 }) {}
 
 /** Change the priority. */
 export class ChangePriority extends Schema.TaggedClass<ChangePriority>()("ChangePriority", {
   ...commandBase,
-  priority: Priority
+  priority: Values.Priority
 }) {}
 
 /** Assign the ticket (`null`: unassign). */
 /** Set who must act next by hand: `customer`, `associate`, or `""` (nobody). */
 export class SetWaitingOn extends Schema.TaggedClass<SetWaitingOn>()("SetWaitingOn", {
   ...commandBase,
-  waitingOn: WaitingOn
+  waitingOn: Values.WaitingOn
 }) {}
 
 export class AssignTicket extends Schema.TaggedClass<AssignTicket>()("AssignTicket", {
   ...commandBase,
-  assignee: Schema.NullOr(UserRef)
+  assignee: Schema.NullOr(Values.UserRef)
 }) {}
 
 /** Replace the ticket's tags. */
 export class SetTags extends Schema.TaggedClass<SetTags>()("SetTags", {
   ...commandBase,
-  tags: Schema.Array(TagRef)
+  tags: Schema.Array(Values.TagRef)
 }) {}
 
 /** Mark the ticket as spam. */
@@ -128,7 +107,7 @@ export class RecordSummary extends Schema.TaggedClass<RecordSummary>()("RecordSu
 /** Store a sentiment class. */
 export class RecordSentiment extends Schema.TaggedClass<RecordSentiment>()("RecordSentiment", {
   ...commandBase,
-  sentiment: Sentiment
+  sentiment: Values.Sentiment
 }) {}
 
 /** Store the detected language (a 2-letter code). */
@@ -145,19 +124,19 @@ export class RecordLanguage extends Schema.TaggedClass<RecordLanguage>()("Record
  */
 export class AddMessage extends Schema.TaggedClass<AddMessage>()("AddMessage", {
   ...commandBase,
-  messageId: MessageId,
-  sender: Schema.optionalWith(Schema.NullOr(Sender), { default: () => null }),
+  messageId: Values.MessageId,
+  sender: Schema.optionalWith(Schema.NullOr(Values.Sender), { default: () => null }),
   content: Schema.String,
   contentHtml: Schema.optionalWith(Schema.String, { default: () => "" }),
   kind: Schema.optionalWith(Schema.String, { default: () => "text" }),
   hasRawContent: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   isVisibleToCustomer: Schema.Boolean,
-  externalRecipientEmails: Schema.optionalWith(Schema.NullOr(EmailList), { default: () => null }),
-  bccRecipientEmails: Schema.optionalWith(Schema.NullOr(EmailList), { default: () => null }),
-  nextAssignee: Schema.optionalWith(Schema.NullOr(UserRef), { default: () => null }),
-  nextPriority: Schema.optionalWith(Schema.NullOr(Priority), { default: () => null }),
+  externalRecipientEmails: Schema.optionalWith(Schema.NullOr(Values.EmailList), { default: () => null }),
+  bccRecipientEmails: Schema.optionalWith(Schema.NullOr(Values.EmailList), { default: () => null }),
+  nextAssignee: Schema.optionalWith(Schema.NullOr(Values.UserRef), { default: () => null }),
+  nextPriority: Schema.optionalWith(Schema.NullOr(Values.Priority), { default: () => null }),
   nextAction: Schema.optionalWith(Schema.String, { default: () => "" }),
-  attachments: emptyList(Attachment),
+  attachments: emptyList(Values.Attachment),
   /** Whether this message goes out as an email whose delivery is tracked. */
   sendsEmail: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {}
@@ -165,7 +144,7 @@ export class AddMessage extends Schema.TaggedClass<AddMessage>()("AddMessage", {
 /** Snooze (or re-snooze) the ticket until an instant after `at`. */
 export class SnoozeTicket extends Schema.TaggedClass<SnoozeTicket>()("SnoozeTicket", {
   ...commandBase,
-  until: Instant
+  until: Values.Instant
 }) {}
 
 /** An actor takes the ticket out of snooze. */
@@ -177,7 +156,7 @@ export class UnsnoozeTicket extends Schema.TaggedClass<UnsnoozeTicket>()("Unsnoo
  */
 export class SnoozeTimerElapsed extends Schema.TaggedClass<SnoozeTimerElapsed>()("SnoozeTimerElapsed", {
   ...commandBase,
-  snoozedUntil: Instant
+  snoozedUntil: Values.Instant
 }) {}
 
 /**
@@ -186,8 +165,8 @@ export class SnoozeTimerElapsed extends Schema.TaggedClass<SnoozeTimerElapsed>()
  */
 export class ReportDelivery extends Schema.TaggedClass<ReportDelivery>()("ReportDelivery", {
   ...commandBase,
-  messageId: Schema.NullOr(MessageId),
-  status: ReportedDeliveryStatus,
+  messageId: Schema.NullOr(Values.MessageId),
+  status: Values.ReportedDeliveryStatus,
   reason: Schema.optionalWith(Schema.String, { default: () => "" })
 }) {}
 
@@ -199,7 +178,7 @@ export class RecordSlaBreach extends Schema.TaggedClass<RecordSlaBreach>()("Reco
   ...commandBase,
   policyId: Schema.Int,
   target: SlaTarget,
-  dueAt: Instant
+  dueAt: Values.Instant
 }) {}
 
 /**
@@ -243,9 +222,9 @@ export type TicketCommand = typeof TicketCommand.Type
  * as a message on the survivor; `null`: the opening request is not carried.
  */
 export class MergeTickets extends Schema.TaggedClass<MergeTickets>()("MergeTickets", {
-  sourceTicketId: TicketId,
-  targetTicketId: TicketId,
-  at: Instant,
-  actor: Actor,
-  openingMessageId: Schema.optionalWith(Schema.NullOr(MessageId), { default: () => null })
+  sourceTicketId: Values.TicketId,
+  targetTicketId: Values.TicketId,
+  at: Values.Instant,
+  actor: Values.Actor,
+  openingMessageId: Schema.optionalWith(Schema.NullOr(Values.MessageId), { default: () => null })
 }) {}

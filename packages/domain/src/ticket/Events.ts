@@ -1,62 +1,38 @@
 import { Schema } from "effect"
 import { Delivery } from "./Delivery.js"
-import {
-  Actor,
-  ActorRole,
-  Attachment,
-  Channel,
-  Classification,
-  CustomerRef,
-  EmailList,
-  InboxRef,
-  Instant,
-  MessageId,
-  OrganizationId,
-  Origin,
-  Priority,
-  ReportedDeliveryStatus,
-  Sender,
-  Sentiment,
-  TagRef,
-  TicketId,
-  TicketKind,
-  TicketRef,
-  UnsnoozeReason,
-  UserRef,
-  WaitingOn
-} from "./Values.js"
+import * as Values from "./Values.js"
 
 /**
  * Fields every ticket event carries: when it happened (taken from the command, never from a clock)
  * and who caused it.
  */
 const eventBase = {
-  at: Instant,
-  by: Actor
+  at: Values.Instant,
+  by: Values.Actor
 }
 
 /** A ticket was created. Emitted by `CreateTicket`. Version 2 (v1 is upcast, see `Upcasters.ts`). */
 export class TicketCreated extends Schema.TaggedClass<TicketCreated>()("TicketCreated", {
   ...eventBase,
-  ticketId: TicketId,
+  ticketId: Values.TicketId,
   publicId: Schema.String,
-  organizationId: OrganizationId,
+  organizationId: Values.OrganizationId,
   subject: Schema.String,
   description: Schema.String,
   descriptionHtml: Schema.String,
-  kind: TicketKind,
-  inbox: InboxRef,
-  channel: Channel,
-  origin: Origin,
-  customer: CustomerRef,
-  externalRecipientEmails: EmailList,
-  bccRecipientEmails: EmailList,
+  kind: Values.TicketKind,
+  inbox: Values.InboxRef,
+  channel: Values.Channel,
+  origin: Values.Origin,
+  customer: Values.CustomerRef,
+  externalRecipientEmails: Values.EmailList,
+  bccRecipientEmails: Values.EmailList,
   fromEmail: Schema.String,
   fromName: Schema.String,
-  attachments: Schema.Array(Attachment),
-  tags: Schema.Array(TagRef),
-  priority: Priority,
-  assignee: Schema.NullOr(UserRef),
+  attachments: Schema.Array(Values.Attachment),
+  tags: Schema.Array(Values.TagRef),
+  priority: Values.Priority,
+  assignee: Schema.NullOr(Values.UserRef),
   /** Whether a create-email goes out to the customer (its delivery is then tracked). */
   sendsCreateEmail: Schema.Boolean
 }) {
@@ -79,7 +55,7 @@ export class TicketActivated extends Schema.TaggedClass<TicketActivated>()("Tick
 /** The ticket was closed with a classification. Emitted by `CloseTicket`. Clears the snooze. */
 export class TicketClosed extends Schema.TaggedClass<TicketClosed>()("TicketClosed", {
   ...eventBase,
-  classification: Classification
+  classification: Values.Classification
 }) {
   static readonly version = 1
 }
@@ -95,7 +71,7 @@ export class TicketReopened extends Schema.TaggedClass<TicketReopened>()("Ticket
 /** The classification changed. Emitted by `ClassifyTicket`. */
 export class TicketClassified extends Schema.TaggedClass<TicketClassified>()("TicketClassified", {
   ...eventBase,
-  classification: Classification
+  classification: Values.Classification
 }) {
   static readonly version = 1
 }
@@ -103,7 +79,7 @@ export class TicketClassified extends Schema.TaggedClass<TicketClassified>()("Ti
 /** The priority changed. Emitted by `ChangePriority` and by `AddMessage` with `nextPriority`. */
 export class TicketPriorityChanged extends Schema.TaggedClass<TicketPriorityChanged>()("TicketPriorityChanged", {
   ...eventBase,
-  priority: Priority
+  priority: Values.Priority
 }) {
   static readonly version = 1
 }
@@ -111,7 +87,7 @@ export class TicketPriorityChanged extends Schema.TaggedClass<TicketPriorityChan
 /** Who must act next was set by hand (a customer-visible message sets it too, see `MessageAdded`). Emitted by `SetWaitingOn`. */
 export class TicketWaitingOnChanged extends Schema.TaggedClass<TicketWaitingOnChanged>()("TicketWaitingOnChanged", {
   ...eventBase,
-  waitingOn: WaitingOn
+  waitingOn: Values.WaitingOn
 }) {
   static readonly version = 1
 }
@@ -119,7 +95,7 @@ export class TicketWaitingOnChanged extends Schema.TaggedClass<TicketWaitingOnCh
 /** The assignee changed (`null`: unassigned). Emitted by `AssignTicket` and by `AddMessage` with `nextAssignee`. */
 export class TicketAssigned extends Schema.TaggedClass<TicketAssigned>()("TicketAssigned", {
   ...eventBase,
-  assignee: Schema.NullOr(UserRef)
+  assignee: Schema.NullOr(Values.UserRef)
 }) {
   static readonly version = 1
 }
@@ -127,7 +103,7 @@ export class TicketAssigned extends Schema.TaggedClass<TicketAssigned>()("Ticket
 /** The tag set was replaced. Emitted by `SetTags`. */
 export class TicketTagsChanged extends Schema.TaggedClass<TicketTagsChanged>()("TicketTagsChanged", {
   ...eventBase,
-  tags: Schema.Array(TagRef)
+  tags: Schema.Array(Values.TagRef)
 }) {
   static readonly version = 1
 }
@@ -162,7 +138,7 @@ export class TicketSummarized extends Schema.TaggedClass<TicketSummarized>()("Ti
 /** A (new) sentiment class. Emitted by `RecordSentiment`. */
 export class TicketSentimentAnalyzed extends Schema.TaggedClass<TicketSentimentAnalyzed>()("TicketSentimentAnalyzed", {
   ...eventBase,
-  sentiment: Sentiment
+  sentiment: Values.Sentiment
 }) {
   static readonly version = 1
 }
@@ -187,32 +163,32 @@ export class TicketSlaBreached extends Schema.TaggedClass<TicketSlaBreached>()("
   ...eventBase,
   policyId: Schema.Int,
   target: SlaTarget,
-  dueAt: Instant
+  dueAt: Values.Instant
 }) {
   static readonly version = 1
 }
 
 /** A message as the ticket stream records it (shared by `MessageAdded` and `TicketMergedFrom`). */
 export const MessageData = Schema.Struct({
-  id: MessageId,
-  author: Schema.NullOr(UserRef),
-  role: ActorRole,
-  sender: Schema.NullOr(Sender),
+  id: Values.MessageId,
+  author: Schema.NullOr(Values.UserRef),
+  role: Values.ActorRole,
+  sender: Schema.NullOr(Values.Sender),
   content: Schema.String,
   contentHtml: Schema.String,
   kind: Schema.String,
   hasRawContent: Schema.Boolean,
   isVisibleToCustomer: Schema.Boolean,
   /** The resolved CC snapshot this message went out with (see `AddMessage`). */
-  externalRecipientEmails: EmailList,
-  bccRecipientEmails: EmailList,
-  nextAssignee: Schema.NullOr(UserRef),
-  nextPriority: Schema.NullOr(Priority),
+  externalRecipientEmails: Values.EmailList,
+  bccRecipientEmails: Values.EmailList,
+  nextAssignee: Schema.NullOr(Values.UserRef),
+  nextPriority: Schema.NullOr(Values.Priority),
   nextAction: Schema.String,
-  attachments: Schema.Array(Attachment),
+  attachments: Schema.Array(Values.Attachment),
   /** Whether an outbound email carries this message (its delivery is then tracked). */
   sendsEmail: Schema.Boolean,
-  createdAt: Instant
+  createdAt: Values.Instant
 })
 export type MessageData = typeof MessageData.Type
 
@@ -227,7 +203,7 @@ export class MessageAdded extends Schema.TaggedClass<MessageAdded>()("MessageAdd
 /** The ticket was snoozed (or re-snoozed) until `until`. Emitted by `SnoozeTicket`. */
 export class TicketSnoozed extends Schema.TaggedClass<TicketSnoozed>()("TicketSnoozed", {
   ...eventBase,
-  until: Instant
+  until: Values.Instant
 }) {
   static readonly version = 1
 }
@@ -235,7 +211,7 @@ export class TicketSnoozed extends Schema.TaggedClass<TicketSnoozed>()("TicketSn
 /** The ticket left snooze. Emitted by `UnsnoozeTicket` (`timer`, `manual`) and `AddMessage` (`customer_reply`). */
 export class TicketUnsnoozed extends Schema.TaggedClass<TicketUnsnoozed>()("TicketUnsnoozed", {
   ...eventBase,
-  reason: UnsnoozeReason
+  reason: Values.UnsnoozeReason
 }) {
   static readonly version = 1
 }
@@ -243,7 +219,7 @@ export class TicketUnsnoozed extends Schema.TaggedClass<TicketUnsnoozed>()("Tick
 /** This ticket (the source) was merged into `into`; its stream is closed with this event. Emitted by `MergeTickets`. */
 export class TicketMergedInto extends Schema.TaggedClass<TicketMergedInto>()("TicketMergedInto", {
   ...eventBase,
-  into: TicketRef
+  into: Values.TicketRef
 }) {
   static readonly version = 1
 }
@@ -255,14 +231,14 @@ export class TicketMergedInto extends Schema.TaggedClass<TicketMergedInto>()("Ti
 export const CarriedMessage = Schema.Struct({
   ...MessageData.fields,
   delivery: Schema.NullOr(Delivery),
-  mergedFromTicket: TicketRef
+  mergedFromTicket: Values.TicketRef
 })
 export type CarriedMessage = typeof CarriedMessage.Type
 
 /** This ticket (the survivor) took over the messages of `from`. Emitted by `MergeTickets`. */
 export class TicketMergedFrom extends Schema.TaggedClass<TicketMergedFrom>()("TicketMergedFrom", {
   ...eventBase,
-  from: TicketRef,
+  from: Values.TicketRef,
   messages: Schema.Array(CarriedMessage)
 }) {
   static readonly version = 1
@@ -271,7 +247,7 @@ export class TicketMergedFrom extends Schema.TaggedClass<TicketMergedFrom>()("Ti
 /** A delivery report for the create-email. `at` is when the provider observed it. Emitted by `ReportDelivery`. */
 export class CreateEmailDeliveryReported extends Schema.TaggedClass<CreateEmailDeliveryReported>()(
   "CreateEmailDeliveryReported",
-  { ...eventBase, status: ReportedDeliveryStatus, reason: Schema.String }
+  { ...eventBase, status: Values.ReportedDeliveryStatus, reason: Schema.String }
 ) {
   static readonly version = 1
 }
@@ -279,8 +255,8 @@ export class CreateEmailDeliveryReported extends Schema.TaggedClass<CreateEmailD
 /** A delivery report for a message's email. Emitted by `ReportDelivery` with a `messageId`. */
 export class MessageDeliveryReported extends Schema.TaggedClass<MessageDeliveryReported>()("MessageDeliveryReported", {
   ...eventBase,
-  messageId: MessageId,
-  status: ReportedDeliveryStatus,
+  messageId: Values.MessageId,
+  status: Values.ReportedDeliveryStatus,
   reason: Schema.String
 }) {
   static readonly version = 1
