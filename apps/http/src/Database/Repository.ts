@@ -141,6 +141,27 @@ export const deleteById = <N>(
     Effect.flatMap((rows) => (rows.length === 0 ? Effect.fail(notFound()) : Effect.void))
   )
 
+/**
+ * Sets the `columns` whose value is not undefined, with `updated_at`, on the organization's row `id` of `table`;
+ * writes nothing when every value is undefined (a change names only the columns it changes).
+ */
+export const updateById = (
+  sql: SqlClient.SqlClient,
+  table: string,
+  organizationId: OrganizationId,
+  id: number | string,
+  updatedAt: Date,
+  columns: { readonly [column: string]: unknown }
+): Effect.Effect<void, SqlError.SqlError> => {
+  const changed = Object.fromEntries(Object.entries(columns).filter(([, value]) => value !== undefined))
+  return Object.keys(changed).length === 0
+    ? Effect.void
+    : Effect.asVoid(
+        sql`UPDATE ${sql(table)} SET ${sql.update({ ...changed, updatedAt })}
+            WHERE organization_id = ${organizationId} AND id = ${id}`
+      )
+}
+
 /** PostgreSQL's code for a unique violation. */
 const UNIQUE_VIOLATION = "23505"
 

@@ -1,10 +1,9 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { OrganizationId } from "@helpdesk/domain"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient } from "@effect/sql"
+import type { OrganizationId } from "@helpdesk/domain"
+import { Effect, Option } from "effect"
 import * as Repository from "../Database/Repository.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
-import { withSpan } from "../Observability/Spans.js"
 import type { ArticleCreate, ArticleStatus, ArticleUpdate } from "./Article.js"
 import { ArticleNotFound, UnknownCollection } from "./Errors.js"
 import { ArticleModel, decodeRow } from "./Models.js"
@@ -61,19 +60,11 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
       })
     }
 
-    const findOne = SqlSchema.findOne({
-      Request: Schema.Struct({ organizationId: OrganizationId, id: Schema.Number }),
-      Result: ArticleModel,
-      execute: ({ organizationId, id }) => sql`${select} WHERE a.id = ${id} AND a.organization_id = ${organizationId}`
-    })
-
     /** The article with this id in the organization, or undefined. */
-    const findById = (organizationId: OrganizationId, id: number): Effect.Effect<ArticleModel | undefined> =>
-      findOne({ organizationId, id }).pipe(
-        Effect.map(Option.getOrUndefined),
-        Effect.orDie,
-        withSpan("Articles.findById")
-      )
+    const findById = Repository.table("hc_articles", ArticleModel).findById(
+      "Articles.findById",
+      (organizationId, id: number) => sql`${select} WHERE a.id = ${id} AND a.organization_id = ${organizationId}`
+    )
 
     const find = (organizationId: OrganizationId, id: number) =>
       Effect.flatMap(findById(organizationId, id), (found) =>
@@ -135,19 +126,16 @@ export class Articles extends Effect.Service<Articles>()("@helpdesk/http/HelpCen
           text: changes.title ?? current.title
         })
         const firstPublished = changes.status === "published" && current.publishedAt === null
-        const columns = {
-          ...(changes.title === undefined ? {} : { title: changes.title }),
-          ...(changes.body === undefined ? {} : { body: changes.body }),
-          ...(changes.meta_description === undefined ? {} : { metaDescription: changes.meta_description }),
-          ...(position === undefined ? {} : { position }),
-          ...(changes.status === undefined ? {} : { status: changes.status }),
-          ...(firstPublished ? { publishedAt: now } : {}),
-          ...(moved ? { collectionId: changes.collection } : {}),
-          ...(slug === undefined ? {} : { slug })
-        }
-        if (Object.keys(columns).length > 0)
-          yield* sql`UPDATE hc_articles SET ${sql.update({ ...columns, updatedAt: now })}
-                     WHERE id = ${id} AND organization_id = ${organizationId}`
+        yield* Repository.updateById(sql, "hc_articles", organizationId, id, now, {
+          title: changes.title,
+          body: changes.body,
+          metaDescription: changes.meta_description,
+          position,
+          status: changes.status,
+          publishedAt: firstPublished ? now : undefined,
+          collectionId: moved ? changes.collection : undefined,
+          slug
+        })
         return yield* find(organizationId, id)
       }).pipe(Repository.write("Articles.update", { transaction: sql }))
 

@@ -30,7 +30,6 @@ export const CollectionOrdering = Ordering.make({
 export type ArticleSelection = "all" | "published" | "unpublished"
 
 const InOrganization = Schema.Struct({ organizationId: OrganizationId })
-const OneInOrganization = Schema.Struct({ organizationId: OrganizationId, id: Schema.Number })
 const ParentRow = Schema.Struct({ id: Schema.NumberFromString, parentId: Schema.NullOr(Schema.NumberFromString) })
 
 /** Help-center collections of organizations: the flat list, the tree, and writes that keep the tree a tree. */
@@ -49,20 +48,12 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
         decode: decodeRow("hc_collections", CollectionModel)
       })
 
-    const findOne = SqlSchema.findOne({
-      Request: OneInOrganization,
-      Result: CollectionModel,
-      execute: ({ organizationId, id }) =>
-        sql`SELECT * FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`
-    })
-
     /** The collection with this id in the organization, or undefined. */
-    const findById = (organizationId: OrganizationId, id: number): Effect.Effect<CollectionModel | undefined> =>
-      findOne({ organizationId, id }).pipe(
-        Effect.map(Option.getOrUndefined),
-        Effect.orDie,
-        withSpan("Collections.findById")
-      )
+    const findById = Repository.table("hc_collections", CollectionModel).findById(
+      "Collections.findById",
+      (organizationId, id: number) =>
+        sql`SELECT * FROM hc_collections WHERE id = ${id} AND organization_id = ${organizationId}`
+    )
 
     const find = (organizationId: OrganizationId, id: number) =>
       Effect.flatMap(findById(organizationId, id), (found) =>
@@ -164,17 +155,14 @@ export class Collections extends Effect.Service<Collections>()("@helpdesk/http/H
           slug: changes.slug,
           text: changes.name ?? current.name
         })
-        const columns = {
-          ...(changes.name === undefined ? {} : { name: changes.name }),
-          ...(changes.meta_description === undefined ? {} : { metaDescription: changes.meta_description }),
-          ...(changes.icon === undefined ? {} : { icon: changes.icon }),
-          ...(position === undefined ? {} : { position }),
-          ...(moved ? { parentId: changes.parent } : {}),
-          ...(slug === undefined ? {} : { slug })
-        }
-        if (Object.keys(columns).length > 0)
-          yield* sql`UPDATE hc_collections SET ${sql.update({ ...columns, updatedAt: new Date() })}
-                     WHERE id = ${id} AND organization_id = ${organizationId}`
+        yield* Repository.updateById(sql, "hc_collections", organizationId, id, new Date(), {
+          name: changes.name,
+          metaDescription: changes.meta_description,
+          icon: changes.icon,
+          position,
+          parentId: moved ? changes.parent : undefined,
+          slug
+        })
         return yield* find(organizationId, id)
       }).pipe(Repository.write("Collections.update", { transaction: sql }))
 
