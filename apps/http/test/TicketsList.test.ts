@@ -102,20 +102,21 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: list and search", (i
   it.effect("criteria are validated like filter criteria: bad values are 400 under their name", () =>
     Effect.gen(function* () {
       const org = yield* Tickets.organization
-      for (const [query, field] of [
-        ["statuses=open", "statuses"],
-        ["priorities=p1", "priorities"],
-        ["inbox_ids=abc", "inbox_ids"],
-        ["assignee_ids=-1", "assignee_ids"],
-        ["channels=fax", "channels"],
-        ["waiting_on=nobody", "waiting_on"],
-        ["is_snoozed=perhaps", "is_snoozed"],
-        ["is_spam=perhaps", "is_spam"],
-        ["ordering=subject", "ordering"],
-        ["filter=not-a-filter", "filter"]
-      ] as const) {
-        const response = yield* list(org, query)
-        Tickets.assertInvalid(response, field, query)
+      for (const query of [
+        "statuses=open",
+        "priorities=p1",
+        "inbox_ids=abc",
+        "assignee_ids=-1",
+        "channels=fax",
+        "waiting_on=nobody",
+        "is_snoozed=perhaps",
+        "is_spam=perhaps",
+        "ordering=subject",
+        "filter=not-a-filter"
+      ]) {
+        // Refused under the parameter the query sets.
+        const field = query.slice(0, query.indexOf("="))
+        Tickets.assertInvalid(yield* list(org, query), field, query)
       }
       assert.strictEqual((yield* list(org, "page=2")).status, 404)
     })
