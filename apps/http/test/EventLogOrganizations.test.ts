@@ -4,27 +4,18 @@ import { ExpectedVersion, GlobalCheckpointStart, OrganizationId } from "@helpdes
 import { Effect, Exit } from "effect"
 import eventOrganizations from "../src/Database/migrations/0096_event_organizations.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
-import {
-  appendTo,
-  databaseStartup,
-  eventStoreOnFreshDatabase,
-  freshStream,
-  idsOf,
-  interleaved,
-  newEvent,
-  settled
-} from "./eventstore/fixtures.js"
+import * as Fixtures from "./eventstore/fixtures.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /** A stream whose first event names organization `org` (as a ticket's `TicketCreated` does). */
-const createdIn = (org: number | string, type = "Created") => newEvent(type, { organizationId: String(org) })
+const createdIn = (org: number | string, type = "Created") => Fixtures.newEvent(type, { organizationId: String(org) })
 
 /** Everything the organization's log holds after the start (every transaction before this call ended first). */
 const organizationLog = (org: number, types?: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const organizationId = OrganizationId.make(String(org))
     const store = yield* PostgresEventStore
-    yield* settled
+    yield* Fixtures.settled
     return (yield* store.readAll(
       GlobalCheckpointStart,
       10_000,
@@ -33,26 +24,28 @@ const organizationLog = (org: number, types?: ReadonlyArray<string>) =>
   })
 
 describe("events tied to organizations (migration 0096)", () => {
-  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+  layer(Fixtures.eventStoreOnFreshDatabase(), { timeout: Fixtures.databaseStartup })((it) => {
     it.effect("every event of a stream carries the organization its first event names; others carry none", () =>
       Effect.gen(function* () {
         const store = yield* PostgresEventStore
         const sql = yield* SqlClient.SqlClient
-        const one = freshStream("ticket")
-        const two = freshStream("ticket")
-        const none = freshStream("other")
-        const odd = freshStream("odd")
+        const one = Fixtures.freshStream("ticket")
+        const two = Fixtures.freshStream("ticket")
+        const none = Fixtures.freshStream("other")
+        const odd = Fixtures.freshStream("odd")
         const first = createdIn(101)
-        const later = newEvent("Later", { organizationId: "102" })
+        const later = Fixtures.newEvent("Later", { organizationId: "102" })
         const theirs = createdIn(102)
-        yield* store.append([appendTo(one, ExpectedVersion.noStream, [first])])
-        yield* store.append([appendTo(two, ExpectedVersion.any, [theirs])])
+        yield* store.append([Fixtures.appendTo(one, ExpectedVersion.noStream, [first])])
+        yield* store.append([Fixtures.appendTo(two, ExpectedVersion.any, [theirs])])
         // A later event naming another organization does not move the stream.
-        yield* store.append([appendTo(one, ExpectedVersion.exact(1), [later])])
-        const third = newEvent("Third")
-        yield* store.append([appendTo(one, ExpectedVersion.streamExists, [third])])
-        yield* store.append([appendTo(none, ExpectedVersion.noStream, [newEvent("X", { n: 1 })])])
-        yield* store.append([appendTo(odd, ExpectedVersion.noStream, [newEvent("X", { organizationId: "acme" })])])
+        yield* store.append([Fixtures.appendTo(one, ExpectedVersion.exact(1), [later])])
+        const third = Fixtures.newEvent("Third")
+        yield* store.append([Fixtures.appendTo(one, ExpectedVersion.streamExists, [third])])
+        yield* store.append([Fixtures.appendTo(none, ExpectedVersion.noStream, [Fixtures.newEvent("X", { n: 1 })])])
+        yield* store.append([
+          Fixtures.appendTo(odd, ExpectedVersion.noStream, [Fixtures.newEvent("X", { organizationId: "acme" })])
+        ])
 
         const rows = yield* sql<{ streamId: string; organizationId: string | null }>`
           SELECT stream_id, organization_id FROM hd_events
@@ -65,9 +58,12 @@ describe("events tied to organizations (migration 0096)", () => {
           [none, null],
           [odd, null]
         ])
-        expect(idsOf(yield* organizationLog(101))).toEqual([first.eventId, later.eventId, third.eventId])
-        expect(idsOf(yield* organizationLog(102))).toEqual([theirs.eventId])
-        expect(idsOf(yield* organizationLog(101, ["Third", "Created"]))).toEqual([first.eventId, third.eventId])
+        expect(Fixtures.idsOf(yield* organizationLog(101))).toEqual([first.eventId, later.eventId, third.eventId])
+        expect(Fixtures.idsOf(yield* organizationLog(102))).toEqual([theirs.eventId])
+        expect(Fixtures.idsOf(yield* organizationLog(101, ["Third", "Created"]))).toEqual([
+          first.eventId,
+          third.eventId
+        ])
         expect(yield* organizationLog(101, [])).toEqual([])
       })
     )
@@ -93,15 +89,17 @@ describe("events tied to organizations (migration 0096)", () => {
 })
 
 describe("migration 0096 on a log written before it", () => {
-  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+  layer(Fixtures.eventStoreOnFreshDatabase(), { timeout: Fixtures.databaseStartup })((it) => {
     it.effect("fills in every stored event's organization and the stream's, then appends keep it", () =>
       Effect.gen(function* () {
         const store = yield* PostgresEventStore
         const sql = yield* SqlClient.SqlClient
-        const one = freshStream("ticket")
-        const none = freshStream("other")
-        yield* store.append([appendTo(one, ExpectedVersion.noStream, [createdIn(301), newEvent("Later")])])
-        yield* store.append([appendTo(none, ExpectedVersion.noStream, [newEvent("X")])])
+        const one = Fixtures.freshStream("ticket")
+        const none = Fixtures.freshStream("other")
+        yield* store.append([
+          Fixtures.appendTo(one, ExpectedVersion.noStream, [createdIn(301), Fixtures.newEvent("Later")])
+        ])
+        yield* store.append([Fixtures.appendTo(none, ExpectedVersion.noStream, [Fixtures.newEvent("X")])])
         // Back to the schema before 0096 (its function, column and index gone), then the migration again.
         yield* sql`DROP INDEX hd_events_organization_log_idx`
         yield* sql`ALTER TABLE hd_events DROP COLUMN organization_id`
@@ -115,8 +113,8 @@ describe("migration 0096 on a log written before it", () => {
           [one, 301],
           [none, null]
         ])
-        const third = newEvent("Third")
-        yield* store.append([appendTo(one, ExpectedVersion.exact(2), [third])])
+        const third = Fixtures.newEvent("Third")
+        yield* store.append([Fixtures.appendTo(one, ExpectedVersion.exact(2), [third])])
         expect((yield* organizationLog(301)).map((e) => e.type)).toEqual(["Created", "Later", "Third"])
         // Still append-only once filled in.
         const update = yield* Effect.exit(sql`UPDATE hd_events SET organization_id = 1 WHERE stream_id = ${one}`)
@@ -128,11 +126,11 @@ describe("migration 0096 on a log written before it", () => {
 
 // PGlite serves one session: a second transaction cannot run while the first is open.
 describe.runIf(usesRealPostgres)("an organization's log with transactions committing out of order", () => {
-  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+  layer(Fixtures.eventStoreOnFreshDatabase(), { timeout: Fixtures.databaseStartup })((it) => {
     it.effect("B commits first: the reader shows nothing until A commits, then A's event before B's", () =>
       Effect.gen(function* () {
         const store = yield* PostgresEventStore
-        const { eventA, eventB, finish } = yield* interleaved(createdIn(201, "A"), createdIn(201, "B"))
+        const { eventA, eventB, finish } = yield* Fixtures.interleaved(createdIn(201, "A"), createdIn(201, "B"))
         expect(
           yield* store.readAll(GlobalCheckpointStart, 100, { organizationId: OrganizationId.make("201") })
         ).toEqual({
@@ -140,7 +138,7 @@ describe.runIf(usesRealPostgres)("an organization's log with transactions commit
           checkpoint: GlobalCheckpointStart
         })
         expect(Exit.isSuccess(yield* finish(true))).toBe(true)
-        expect(idsOf(yield* organizationLog(201))).toEqual([eventA.eventId, eventB.eventId])
+        expect(Fixtures.idsOf(yield* organizationLog(201))).toEqual([eventA.eventId, eventB.eventId])
       })
     )
   })

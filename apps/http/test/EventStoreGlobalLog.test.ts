@@ -11,24 +11,14 @@ import {
   processNextBatch,
   storeCheckpoint
 } from "../src/EventStore/Consumer.js"
-import {
-  appendTo,
-  databaseStartup,
-  eventStoreOnFreshDatabase,
-  freshStream,
-  idsOf,
-  interleaved,
-  newEvent,
-  newEvents,
-  settled
-} from "./eventstore/fixtures.js"
+import * as Fixtures from "./eventstore/fixtures.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
 
 /** Everything the global log holds after `from`, read in batches of `limit`. */
 const readEverything = (limit: number) =>
   Effect.gen(function* () {
     const store = yield* EventStore
-    yield* settled
+    yield* Fixtures.settled
     const events: Array<RecordedEvent> = []
     let checkpoint = GlobalCheckpointStart
     while (true) {
@@ -41,9 +31,9 @@ const readEverything = (limit: number) =>
 
 /** Appends `events` as a new stream, then waits until the global log shows them (see `settled`). */
 const appendSettled = (events: ReadonlyArray<NewEvent>) =>
-  Effect.flatMap(EventStore, (store) => store.append([appendTo(freshStream(), ExpectedVersion.noStream, events)])).pipe(
-    Effect.zipRight(settled)
-  )
+  Effect.flatMap(EventStore, (store) =>
+    store.append([Fixtures.appendTo(Fixtures.freshStream(), ExpectedVersion.noStream, events)])
+  ).pipe(Effect.zipRight(Fixtures.settled))
 
 /** A consumer that records each event id it handles in its own table (created on first use). */
 const recordingConsumer = (consumerId: string, batchSize = 100): Consumer<never, SqlClient.SqlClient> => ({
@@ -60,7 +50,7 @@ const seenBy = (consumerId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<{ eventId: string }>`SELECT event_id FROM test_seen WHERE consumer_id = ${consumerId} ORDER BY seq`
-  ).pipe(Effect.map(idsOf), Effect.orDie)
+  ).pipe(Effect.map(Fixtures.idsOf), Effect.orDie)
 
 const createSeenTable = Effect.flatMap(
   SqlClient.SqlClient,
@@ -71,27 +61,27 @@ const createSeenTable = Effect.flatMap(
 ).pipe(Effect.orDie)
 
 describe("global log", () => {
-  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+  layer(Fixtures.eventStoreOnFreshDatabase(), { timeout: Fixtures.databaseStartup })((it) => {
     it.effect("readAll pages through every committed event in (transaction, position) order", () =>
       Effect.gen(function* () {
         const store = yield* EventStore
         const before = yield* readEverything(1000)
-        const a = freshStream()
-        const b = freshStream()
+        const a = Fixtures.freshStream()
+        const b = Fixtures.freshStream()
         const appended: Array<NewEvent> = []
         for (let i = 0; i < 4; i++) {
-          const events = newEvents(3)
+          const events = Fixtures.newEvents(3)
           appended.push(...events)
-          yield* store.append([appendTo(i % 2 === 0 ? a : b, ExpectedVersion.any, events)])
+          yield* store.append([Fixtures.appendTo(i % 2 === 0 ? a : b, ExpectedVersion.any, events)])
         }
-        const both = [newEvent(), newEvent()]
+        const both = [Fixtures.newEvent(), Fixtures.newEvent()]
         appended.push(...both)
         yield* store.append([
-          appendTo(a, ExpectedVersion.any, [both[0]!]),
-          appendTo(b, ExpectedVersion.any, [both[1]!])
+          Fixtures.appendTo(a, ExpectedVersion.any, [both[0]!]),
+          Fixtures.appendTo(b, ExpectedVersion.any, [both[1]!])
         ])
 
-        yield* settled
+        yield* Fixtures.settled
         let checkpoint = before.checkpoint
         const read: Array<RecordedEvent> = []
         for (let page = 0; page < 10; page++) {
@@ -100,7 +90,7 @@ describe("global log", () => {
           read.push(...batch.events)
           checkpoint = batch.checkpoint
         }
-        expect(new Set(idsOf(read))).toEqual(new Set(idsOf(appended)))
+        expect(new Set(Fixtures.idsOf(read))).toEqual(new Set(Fixtures.idsOf(appended)))
         const keys = read.map((e) => {
           const { transactionId, globalPosition } = positionOf(e.checkpoint)
           expect(globalPosition).toBe(e.globalPosition)
@@ -120,19 +110,19 @@ describe("global log", () => {
         const sql = yield* SqlClient.SqlClient
         const store = yield* EventStore
         const start = (yield* readEverything(1000)).checkpoint
-        const lost = newEvent()
+        const lost = Fixtures.newEvent()
         const exit = yield* Effect.exit(
           sql.withTransaction(
             Effect.zipRight(
-              store.append([appendTo(freshStream(), ExpectedVersion.noStream, [lost])]),
+              store.append([Fixtures.appendTo(Fixtures.freshStream(), ExpectedVersion.noStream, [lost])]),
               Effect.fail("rolled back" as const)
             )
           )
         )
         expect(Exit.isFailure(exit)).toBe(true)
-        const kept = newEvent()
+        const kept = Fixtures.newEvent()
         yield* appendSettled([kept])
-        expect(idsOf((yield* store.readAll(start, 100)).events)).toEqual([kept.eventId])
+        expect(Fixtures.idsOf((yield* store.readAll(start, 100)).events)).toEqual([kept.eventId])
       })
     )
 
@@ -143,21 +133,21 @@ describe("global log", () => {
           const everything = yield* readEverything(1000)
           const consumer = recordingConsumer("c-once", 3)
           expect(yield* catchUp(consumer)).toBe(everything.events.length)
-          expect(yield* seenBy("c-once")).toEqual(idsOf(everything.events))
+          expect(yield* seenBy("c-once")).toEqual(Fixtures.idsOf(everything.events))
           expect(yield* loadCheckpoint("c-once")).toEqual(everything.checkpoint)
 
-          const more = newEvents(4)
+          const more = Fixtures.newEvents(4)
           yield* appendSettled(more)
           expect(yield* catchUp(consumer)).toBe(4)
           expect(yield* catchUp(consumer)).toBe(0)
-          expect((yield* seenBy("c-once")).slice(-4)).toEqual(idsOf(more))
+          expect((yield* seenBy("c-once")).slice(-4)).toEqual(Fixtures.idsOf(more))
         })
       )
 
       it.effect("a failing handler rolls back its writes and leaves the checkpoint where it was", () =>
         Effect.gen(function* () {
           yield* createSeenTable
-          yield* appendSettled(newEvents(2))
+          yield* appendSettled(Fixtures.newEvents(2))
           const failing: Consumer<string, SqlClient.SqlClient> = {
             consumerId: "c-failing",
             handle: (events) =>
@@ -193,9 +183,9 @@ describe("global log", () => {
 
 // PGlite serves one session: a second transaction cannot run while the first is open.
 describe.runIf(usesRealPostgres)("global log with transactions committing out of order", () => {
-  layer(eventStoreOnFreshDatabase(), { timeout: databaseStartup })((it) => {
+  layer(Fixtures.eventStoreOnFreshDatabase(), { timeout: Fixtures.databaseStartup })((it) => {
     // Fresh events each time: an event id is stored once.
-    const interleave = Effect.suspend(() => interleaved(newEvent("A"), newEvent("B")))
+    const interleave = Effect.suspend(() => Fixtures.interleaved(Fixtures.newEvent("A"), Fixtures.newEvent("B")))
 
     it.effect("a reader does not return B's event until A commits, then returns A's before B's", () =>
       Effect.gen(function* () {
@@ -205,15 +195,15 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
         const sql = yield* SqlClient.SqlClient
         // The hazard: a reader by position alone sees B, and would move past A's smaller position.
         const byPosition = yield* sql<{ eventId: string }>`SELECT event_id FROM hd_events WHERE global_position > 0`
-        expect(idsOf(byPosition)).toContain(eventB.eventId)
+        expect(Fixtures.idsOf(byPosition)).toContain(eventB.eventId)
 
         const whileAOpen = yield* store.readAll(start, 100)
         expect(whileAOpen).toEqual({ events: [], checkpoint: start })
 
         expect(Exit.isSuccess(yield* finish(true))).toBe(true)
-        yield* settled
+        yield* Fixtures.settled
         const afterCommit = yield* store.readAll(start, 100)
-        expect(idsOf(afterCommit.events)).toEqual([eventA.eventId, eventB.eventId])
+        expect(Fixtures.idsOf(afterCommit.events)).toEqual([eventA.eventId, eventB.eventId])
       })
     )
 
@@ -224,8 +214,8 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
         const { eventB, finish } = yield* interleave
         expect((yield* store.readAll(start, 100)).events).toEqual([])
         expect(Exit.isFailure(yield* finish(false))).toBe(true)
-        yield* settled
-        expect(idsOf((yield* store.readAll(start, 100)).events)).toEqual([eventB.eventId])
+        yield* Fixtures.settled
+        expect(Fixtures.idsOf((yield* store.readAll(start, 100)).events)).toEqual([eventB.eventId])
       })
     )
 
@@ -237,7 +227,7 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
         const { eventA, eventB, finish } = yield* interleave
         expect(yield* catchUp(consumer)).toBe(0)
         yield* finish(true)
-        yield* settled
+        yield* Fixtures.settled
         expect(yield* catchUp(consumer)).toBe(2)
         expect((yield* seenBy("c-race")).slice(-2)).toEqual([eventA.eventId, eventB.eventId])
       })
@@ -246,13 +236,13 @@ describe.runIf(usesRealPostgres)("global log with transactions committing out of
     it.effect("two instances of one consumer never both store the same batch", () =>
       Effect.gen(function* () {
         yield* createSeenTable
-        yield* appendSettled(newEvents(30))
+        yield* appendSettled(Fixtures.newEvents(30))
         const consumer = recordingConsumer("c-replicas", 5)
         const [one, two] = yield* Effect.all([catchUp(consumer), catchUp(consumer)], { concurrency: 2 })
         const rest = yield* catchUp(consumer)
         const everything = yield* readEverything(1000)
         expect(one + two + rest).toBe(everything.events.length)
-        expect(yield* seenBy("c-replicas")).toEqual(idsOf(everything.events))
+        expect(yield* seenBy("c-replicas")).toEqual(Fixtures.idsOf(everything.events))
       })
     )
   })
