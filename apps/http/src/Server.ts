@@ -12,22 +12,21 @@ import { EventLogLive } from "./EventLog/Http.js"
 import { HealthLive } from "./Health/Http.js"
 import { MetricsLive } from "./Health/Metrics.js"
 import { HelpCenterLive } from "./HelpCenter/Http.js"
-import { cors, corsOrigins } from "./Http/Cors.js"
+import { corsOrigins } from "./Http/Cors.js"
+import { edge } from "./Http/Edge.js"
 import { servedGracefully } from "./Http/GracefulServer.js"
 import { OpenApiDocsLive } from "./Http/OpenApiDocs.js"
 import { createHttpServer } from "./Http/ParserErrors.js"
 import { baseUrlPolicy } from "./Http/PublicBaseUrl.js"
 import { QueryTextChecked } from "./Http/Query.js"
 import { RedactingTracerLive } from "./Http/Redaction.js"
-import { observeRequests } from "./Http/RequestLog.js"
-import { DecodeErrorsAsFieldErrors, routeMethods, wireConventions } from "./Http/WireMiddleware.js"
+import { DecodeErrorsAsFieldErrors, routeMethods } from "./Http/WireMiddleware.js"
 import { InboundMailHttpLive } from "./InboundMail/Http.js"
 import { SmtpInboundLive } from "./InboundMail/SmtpListener.js"
 import { InboxesLive } from "./Inboxes/Http.js"
 import { MailTrackingLive } from "./Mail/Http.js"
 import { MailWorkerLive } from "./Mail/MailWorker.js"
 import { otlpTracing } from "./Observability/OtlpTracing.js"
-import { measureRequests } from "./Observability/RequestMetrics.js"
 import { OrganizationsLive } from "./Organizations/Http.js"
 import { PresetFiltersLive } from "./PresetFilters/Http.js"
 import { SlaPoliciesLive } from "./Sla/Http.js"
@@ -93,13 +92,8 @@ const allowedMethods = routeMethods(apiRoutes)
  */
 export const HttpAppLive = (options: { readonly logRequests?: boolean; readonly tracing?: boolean } = {}) => {
   const app = Layer.unwrapEffect(
-    Effect.map(Effect.all([baseUrlPolicy, corsOrigins]), ([baseUrl, origins]) =>
-      HttpApiBuilder.serve((app) => {
-        // CORS outermost: a preflight is answered before the path and method rules (decision 0406).
-        const served = cors(origins)(wireConventions({ allowedMethods, baseUrl })(app))
-        // A request id for every request, and its log line (decision 0410); counted and timed (decision 0411).
-        return measureRequests(observeRequests(options.logRequests === true)(served))
-      })
+    Effect.map(Effect.all([baseUrlPolicy, corsOrigins]), ([baseUrl, cors]) =>
+      HttpApiBuilder.serve(edge({ allowedMethods, baseUrl, cors, logRequests: options.logRequests === true }))
     )
   ).pipe(
     // `/openapi.json` and `/docs`, rendered and gzipped once (decision 0405).

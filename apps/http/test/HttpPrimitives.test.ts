@@ -2,11 +2,12 @@ import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Either, FastCheck, FiberId, HashMap, Logger, Option, Schema } from "effect"
 import * as TokenSecret from "../src/Auth/TokenSecret.js"
+import { edge } from "../src/Http/Edge.js"
 import * as Fields from "../src/Http/Fields.js"
 import * as Ordering from "../src/Http/Ordering.js"
 import * as Pagination from "../src/Http/Pagination.js"
 import { decodeValue, formToObject } from "../src/Http/RequestBody.js"
-import { isExpectedEnd, wireConventions } from "../src/Http/WireMiddleware.js"
+import { isExpectedEnd } from "../src/Http/WireMiddleware.js"
 import * as PublicId from "../src/Organizations/PublicId.js"
 import { containsPattern, fold, terms } from "../src/Search/SearchText.js"
 
@@ -211,12 +212,10 @@ describe("isExpectedEnd (what the wire middleware does not log as an unexpected 
   })
 })
 
-describe("wireConventions on a defect", () => {
+describe("the service's edge on a defect", () => {
   it("answers 500 with a request id, the same in the body, the header and the log line", async () => {
     const logged: Array<unknown> = []
-    const app = wireConventions({ allowedMethods: () => [] })(
-      Effect.die(new Error("boom")) as unknown as HttpApp.Default
-    ).pipe(
+    const app = edge({ allowedMethods: () => [] })(Effect.die(new Error("boom")) as unknown as HttpApp.Default).pipe(
       Effect.provide(
         Logger.replace(
           Logger.defaultLogger,

@@ -2,9 +2,8 @@ import { HttpApp } from "@effect/platform"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Cause, Effect, Layer, Logger } from "effect"
 import { lineLogger } from "../src/Cli/Logging.js"
+import { edge } from "../src/Http/Edge.js"
 import { decideRequestId } from "../src/Http/RequestId.js"
-import { observeRequests } from "../src/Http/RequestLog.js"
-import { wireConventions } from "../src/Http/WireMiddleware.js"
 import { get, testAppLive } from "./support/TestApp.js"
 
 // Request logs: one JSON line per request, with its id, and secrets redacted (docs/decisions/0410-request-logs.md).
@@ -94,14 +93,12 @@ layer(testAppLive({ logRequests: true }).pipe(Layer.provide(jsonLogs)), {
 })
 
 describe("an unexpected failure", () => {
-  // The service's own composition (`observeRequests` around the wire conventions), on a handler that throws.
+  // The service's own edge, on a handler that throws.
   const failing = (logRequests: boolean) =>
-    observeRequests(logRequests)(
-      wireConventions({ allowedMethods: () => [] })(
-        Effect.sync(() => {
-          throw new Error(`boom while serving /csat/${SURVEY_TOKEN}/`)
-        }) as unknown as HttpApp.Default
-      )
+    edge({ allowedMethods: () => [], logRequests })(
+      Effect.sync(() => {
+        throw new Error(`boom while serving /csat/${SURVEY_TOKEN}/`)
+      }) as unknown as HttpApp.Default
     ).pipe(Effect.provide(jsonLogs))
 
   const send = (logRequests: boolean, headers: Record<string, string> = {}) =>

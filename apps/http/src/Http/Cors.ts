@@ -1,5 +1,5 @@
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Config, ConfigError, Effect, Either } from "effect"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Config, ConfigError, Either } from "effect"
 import { NOSNIFF } from "./WireMiddleware.js"
 
 /**
@@ -83,53 +83,56 @@ const varyOrigin = (response: HttpServerResponse.HttpServerResponse) => {
     : HttpServerResponse.setHeader(response, "vary", `${vary}, Origin`)
 }
 
+/** What CORS does to one request: answer its preflight, or add its headers to the answer. */
+export interface CorsDecision {
+  /** The answer to a preflight from an allowed origin; the service answers nothing else for it. */
+  readonly preflight: HttpServerResponse.HttpServerResponse | undefined
+  /** Any other answer (errors and redirects included) with the request's CORS headers. */
+  readonly finish: (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
+}
+
 /**
- * CORS for the configured origins, outside everything else (pass it the app the wire conventions made):
+ * CORS for the configured origins, decided per request before anything else (the service's edge applies it):
  * - a preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) from an allowed origin → `204` with
  *   the allowed methods and headers and `Access-Control-Max-Age`, before any path or `Host` rule;
  * - any other answer to an allowed origin (errors and redirects included) carries `Access-Control-Allow-Origin`
  *   (the origin, or `*` when any is allowed) and `Access-Control-Expose-Headers: Location, X-Request-Id`;
  * - with CORS on, every answer carries `Vary: Origin`; no credentials are ever allowed (the token is a header,
  *   not a cookie). A disallowed origin gets no CORS header, and its preflight goes on to the API (`405`).
- * With no origins configured the app is returned unchanged.
+ * `undefined` with no origins configured: nothing to decide.
  */
-export const cors =
-  (origins: CorsOrigins) =>
-  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> => {
-    if (origins._tag === "None") return app
-    const allowedOrigin = (origin: string | undefined): string | undefined =>
-      origin === undefined ? undefined : origins._tag === "Any" ? "*" : origins.origins.has(origin) ? origin : undefined
-    const exposed = CORS_EXPOSED_HEADERS.join(", ")
-    const finish = (origin: string | undefined) => (response: HttpServerResponse.HttpServerResponse) =>
-      varyOrigin(
-        origin === undefined
-          ? response
-          : HttpServerResponse.setHeaders(response, {
-              "access-control-allow-origin": origin,
-              "access-control-expose-headers": exposed
-            })
-      )
-    const preflightHeaders = (origin: string) => ({
-      ...NOSNIFF,
-      "access-control-allow-origin": origin,
-      "access-control-allow-methods": CORS_METHODS.join(", "),
-      "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
-      "access-control-max-age": String(CORS_MAX_AGE),
-      vary: "Origin"
-    })
-    return Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const origin = allowedOrigin(request.headers.origin)
-      if (
-        origin !== undefined &&
-        request.method === "OPTIONS" &&
-        request.headers["access-control-request-method"] !== undefined
-      )
-        return HttpServerResponse.empty({ status: 204, headers: preflightHeaders(origin) })
-      const headers = finish(origin)
-      // Routed answers are written before this middleware sees them (the pre-response handler adds the headers);
-      // answers made on the way (redirects, a refused Host) come back here.
-      yield* HttpApp.appendPreResponseHandler((_, response) => Effect.succeed(headers(response)))
-      return headers(yield* app)
-    })
+export const corsPolicy = (
+  origins: CorsOrigins
+): ((request: HttpServerRequest.HttpServerRequest) => CorsDecision) | undefined => {
+  if (origins._tag === "None") return undefined
+  const allowedOrigin = (origin: string | undefined): string | undefined =>
+    origin === undefined ? undefined : origins._tag === "Any" ? "*" : origins.origins.has(origin) ? origin : undefined
+  const exposed = CORS_EXPOSED_HEADERS.join(", ")
+  const finish = (origin: string | undefined) => (response: HttpServerResponse.HttpServerResponse) =>
+    varyOrigin(
+      origin === undefined
+        ? response
+        : HttpServerResponse.setHeaders(response, {
+            "access-control-allow-origin": origin,
+            "access-control-expose-headers": exposed
+          })
+    )
+  const preflightHeaders = (origin: string) => ({
+    ...NOSNIFF,
+    "access-control-allow-origin": origin,
+    "access-control-allow-methods": CORS_METHODS.join(", "),
+    "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
+    "access-control-max-age": String(CORS_MAX_AGE),
+    vary: "Origin"
+  })
+  return (request) => {
+    const origin = allowedOrigin(request.headers.origin)
+    const preflight =
+      origin !== undefined &&
+      request.method === "OPTIONS" &&
+      request.headers["access-control-request-method"] !== undefined
+        ? HttpServerResponse.empty({ status: 204, headers: preflightHeaders(origin) })
+        : undefined
+    return { preflight, finish: finish(origin) }
   }
+}

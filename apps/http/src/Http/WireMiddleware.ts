@@ -1,11 +1,14 @@
-import { randomUUID } from "node:crypto"
-import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApp,
+  type HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Cause, Effect, Either } from "effect"
 import { addFieldError, type FieldErrors, NON_FIELD_ERRORS, ValidationError } from "./Errors.js"
 import { decideBaseUrl, RequestBaseUrl } from "./Links.js"
-import { type BaseUrlPolicy, HOST_HEADER_POLICY } from "./PublicBaseUrl.js"
-import { redactUrl } from "./Redaction.js"
-import { CurrentRequestId, REQUEST_ID_HEADER } from "./RequestId.js"
+import type { BaseUrlPolicy } from "./PublicBaseUrl.js"
 
 /** Paths served without the trailing slash: probes, metrics and documentation, not API resources. */
 export const UNSLASHED_PATHS: ReadonlySet<string> = new Set([
@@ -22,40 +25,59 @@ export const NOSNIFF = { "x-content-type-options": "nosniff" } as const
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson(body, { status, headers: { ...NOSNIFF, ...headers } })
 
-const withNosniff = (response: HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.setHeaders(response, NOSNIFF)
-
 const isTagged = (u: unknown, tag: string) =>
   typeof u === "object" && u !== null && "_tag" in u && (u as { _tag: unknown })._tag === tag
 
 const isEmpty = (response: HttpServerResponse.HttpServerResponse) => response.body._tag === "Empty"
 
+/** The path as the router sees it: no URL parsing (which throws on odd request targets such as `//`). */
+export const pathOf = (url: string) => {
+  const queryAt = url.indexOf("?")
+  return queryAt < 0 ? url : url.slice(0, queryAt)
+}
+
+/**
+ * What the wire conventions answer before routing, else the request's base URL (`Links.decideBaseUrl`), decided
+ * once before any handler so that links built after a write commits can no longer fail on a header:
+ * - a path without its trailing slash: GET/HEAD → `301` to the slashed path; other methods → `404` naming it;
+ * - a malformed `Host` (or forwarded host/scheme) → `400 {"detail":"Invalid Host header."}` (the probes and
+ *   documentation, which make no links, are never refused).
+ */
+export const beforeRouting = (
+  request: HttpServerRequest.HttpServerRequest,
+  policy: BaseUrlPolicy
+): Either.Either<string, HttpServerResponse.HttpServerResponse> => {
+  const pathname = pathOf(request.url)
+  if (UNSLASHED_PATHS.has(pathname)) return Either.right(RequestBaseUrl.defaultValue())
+  if (!pathname.endsWith("/")) {
+    const slashed = `${pathname}/`
+    if (request.method === "GET" || request.method === "HEAD")
+      return Either.left(
+        HttpServerResponse.empty({
+          status: 301,
+          headers: { ...NOSNIFF, location: `${slashed}${request.url.slice(pathname.length)}` }
+        })
+      )
+    return Either.left(
+      json(404, {
+        detail: `Not found. Every path ends with a slash: ${request.method} ${slashed} (no redirect is made for ${request.method}).`
+      })
+    )
+  }
+  return Either.mapLeft(decideBaseUrl(policy, request.headers), (detail) => json(400, { detail }))
+}
+
 /**
  * Rewrites what the platform answers on its own (after the API's error encoding) into the wire shapes: an empty
- * 404 (no route) becomes `{"detail":"Not found."}`, an empty 5xx (a defect, or an error no schema encodes)
- * becomes the 500 body with the request id, every 401 gets `WWW-Authenticate`, and every answer `nosniff`.
+ * 404 (no route) becomes `{"detail":"Not found."}`, or `405` with `Allow` when the path exists with other
+ * methods; an empty 5xx (a defect, or an error no schema encodes) becomes the 500 body with the request id; every
+ * 401 gets `WWW-Authenticate`.
  */
-const finishResponse =
-  (
-    requestId: () => string,
-    knownId: () => string | undefined,
-    allowedMethods: (pathname: string) => ReadonlyArray<string>
-  ) =>
-  (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-    Effect.sync(() => {
-      const rewritten = withNosniff(rewriteResponse(requestId, allowedMethods, request, response))
-      return withRequestIdOf(knownId(), rewritten)
-    })
-
-// A rewritten answer is a new response: it keeps the request's id (when there is one, or a 500 made one).
-const withRequestIdOf = (id: string | undefined, response: HttpServerResponse.HttpServerResponse) =>
-  id === undefined ? response : HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, id)
-
-const rewriteResponse = (
-  requestId: () => string,
+export const rewriteResponse = (
   allowedMethods: (pathname: string) => ReadonlyArray<string>,
   request: HttpServerRequest.HttpServerRequest,
-  response: HttpServerResponse.HttpServerResponse
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string
 ): HttpServerResponse.HttpServerResponse => {
   // `/metrics` challenges for its own bearer token (METRICS_TOKEN); every other 401 is the API's.
   if (response.status === 401 && response.headers["www-authenticate"] === undefined)
@@ -68,16 +90,13 @@ const rewriteResponse = (
       ? json(405, { detail: `Method "${request.method}" not allowed.` }, { allow: allowed.join(", ") })
       : json(404, { detail: "Not found." })
   }
-  if (response.status >= 500 && isEmpty(response))
-    return json(500, { detail: "Internal server error.", request_id: requestId() }, { "x-request-id": requestId() })
+  if (isUnexpectedAnswer(response)) return json(500, { detail: "Internal server error.", request_id: requestId })
   return response
 }
 
-// The path as the router sees it: no URL parsing (which throws on odd request targets such as `//`).
-const pathOf = (url: string) => {
-  const queryAt = url.indexOf("?")
-  return queryAt < 0 ? url : url.slice(0, queryAt)
-}
+/** The platform's answer to a failure no schema encodes: an empty 5xx, logged with its cause, never as a line. */
+export const isUnexpectedAnswer = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status >= 500 && isEmpty(response)
 
 /**
  * Ends of a request that are not failures of the service: an interruption, no route, or a client that went away
@@ -88,78 +107,6 @@ export const isExpectedEnd = (cause: Cause.Cause<unknown>): boolean => {
   const error = Cause.squash(cause)
   return isTagged(error, "RouteNotFound") || (HttpServerResponse.isServerResponse(error) && error.status === 499)
 }
-
-/**
- * The wire conventions that apply before routing and after everything else (pass it to
- * `HttpApiBuilder.serve`):
- * - a path without its trailing slash: GET/HEAD → `301` to the slashed path; other methods → `404` naming it;
- * - no route → `404 {"detail":"Not found."}`, or `405` with `Allow` when the path exists with other methods;
- * - the request's base URL is decided (`Links.decideBaseUrl`) before anything else runs and provided as
- *   `Links.RequestBaseUrl`; a malformed `Host` (or forwarded host/scheme) → `400 {"detail":"Invalid Host header."}`
- *   (the probes and documentation, which make no links, are never refused);
- * - every `401` carries `WWW-Authenticate: X-Service-Token`;
- * - every answer carries `X-Content-Type-Options: nosniff`;
- * - anything unexpected → `500 {"detail":"Internal server error.","request_id":"…"}`, the cause logged under
- *   that id.
- *
- * The platform writes the response before a server middleware sees it, so the rewriting is a pre-response
- * handler, and the failure (which still reaches this middleware afterwards) is only logged here. What this
- * middleware answers itself skips that handler, so those answers carry their headers already.
- */
-export const wireConventions =
-  (options: {
-    readonly allowedMethods: (pathname: string) => ReadonlyArray<string>
-    /** How each request's base URL is decided (default: the validated `Host`, no proxy trusted). */
-    readonly baseUrl?: BaseUrlPolicy
-  }) =>
-  (app: HttpApp.Default): HttpApp.Default =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      // The path as the router sees it (no URL parsing on every request).
-      const queryAt = request.url.indexOf("?")
-      const pathname = queryAt < 0 ? request.url : request.url.slice(0, queryAt)
-      if (!pathname.endsWith("/") && !UNSLASHED_PATHS.has(pathname)) {
-        const slashed = `${pathname}/`
-        if (request.method === "GET" || request.method === "HEAD") {
-          const search = queryAt < 0 ? "" : request.url.slice(queryAt)
-          return HttpServerResponse.empty({ status: 301, headers: { ...NOSNIFF, location: `${slashed}${search}` } })
-        }
-        return json(404, {
-          detail: `Not found. Every path ends with a slash: ${request.method} ${slashed} (no redirect is made for ${request.method}).`
-        })
-      }
-      // Once, before any handler: links built after a write commits can no longer fail on a header.
-      const baseUrl = UNSLASHED_PATHS.has(pathname)
-        ? Either.right(RequestBaseUrl.defaultValue())
-        : decideBaseUrl(options.baseUrl ?? HOST_HEADER_POLICY, request.headers)
-      if (Either.isLeft(baseUrl)) return json(400, { detail: baseUrl.left })
-      // The request's (`withRequestId` around the app), else made only when something needs it (a 500 and its log
-      // line), then the same for both.
-      let id = yield* CurrentRequestId
-      const requestId = () => {
-        id ??= randomUUID()
-        return id
-      }
-      const started = Date.now()
-      yield* HttpApp.appendPreResponseHandler(finishResponse(requestId, () => id, options.allowedMethods))
-      return yield* app.pipe(
-        Effect.provideService(RequestBaseUrl, baseUrl.right),
-        Effect.tapErrorCause((cause) =>
-          isExpectedEnd(cause)
-            ? Effect.void
-            : // The request's one log line (the request logger leaves it to this one), with its cause.
-              Effect.logError("Unexpected failure", cause).pipe(
-                Effect.annotateLogs({
-                  request_id: requestId(),
-                  method: request.method,
-                  path: redactUrl(request.url),
-                  status: 500,
-                  duration_ms: Date.now() - started
-                })
-              )
-        )
-      )
-    })
 
 /**
  * Path, query and header decode failures of HttpApi (`HttpApiDecodeError`) as DRF field errors, so even an
@@ -181,7 +128,7 @@ export const DecodeErrorsAsFieldErrors = HttpApiBuilder.middleware(
     ) as HttpApp.Default<never>
 )
 
-/** For `wireConventions`: the methods an API serves at a concrete path (`/organizations/acme-x/` → GET, PATCH). */
+/** For {@link rewriteResponse}: the methods an API serves at a concrete path (`/organizations/acme-x/` → GET, PATCH). */
 export const routeMethods = (routes: ReadonlyArray<{ readonly method: string; readonly path: string }>) => {
   const patterns = routes.map(({ method, path }) => ({
     method,

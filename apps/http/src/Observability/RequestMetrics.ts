@@ -1,8 +1,8 @@
-import { HttpApi, type HttpApp, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Context, Effect, Metric, MetricLabel, Tracer } from "effect"
+import { HttpApi, type HttpServerRequest } from "@effect/platform"
+import { Context, Metric, MetricLabel, Tracer } from "effect"
 import { Api } from "../Api.js"
 import { httpRequestDuration, httpRequests } from "./Metrics.js"
-import { routeTemplates, UNMATCHED } from "./RouteTemplates.js"
+import { routeTemplates } from "./RouteTemplates.js"
 
 /** Paths served beside the API's routes (documentation and metrics). */
 const EXTRA_ROUTES = [
@@ -47,30 +47,22 @@ const seriesOf = (method: string, route: string, status: number) => {
 }
 
 /**
- * Counts every request and times it (`helpdesk_http_requests_total`, `helpdesk_http_request_duration_seconds`)
- * under its route template, never its concrete path. Wraps the whole application, so that answers the wire
- * conventions and CORS make themselves are counted too. The status is the one the request's log line names; a
- * path served only with other methods counts as the 405 the service answers. The template is also the server
- * span's `http.route` attribute.
+ * Counts a request and times it (`helpdesk_http_requests_total`, `helpdesk_http_request_duration_seconds`) under
+ * its route template, never its concrete path, with the status it is answered with; `started` is its
+ * `performance.now()` on arrival. The service's edge calls it for every answer, those it makes itself included.
+ * The template is also the server span's `http.route` attribute (read from `context`: `annotateCurrentSpan` builds
+ * an exception when nothing is traced).
  */
-export const measureRequests = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const started = performance.now()
-    return Effect.onExit(app, (exit) =>
-      Effect.withFiberRuntime<void>((fiber) => {
-        const method = METHODS.has(request.method) ? request.method : "other"
-        const { route, methodServed } = routeOf(request.method, request.url)
-        // The server span (when traced) is around this middleware: it gets the template as OpenTelemetry's
-        // `http.route`. Read from the context: `annotateCurrentSpan` builds an exception when nothing is traced.
-        const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
-        if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("http.route", route)
-        const answered =
-          exit._tag === "Success" ? exit.value.status : HttpServerError.causeResponseStripped(exit.cause)[0].status
-        const status = answered === 404 && route !== UNMATCHED && !methodServed ? 405 : answered
-        const { count, time } = seriesOf(method, route, status)
-        count()
-        time((performance.now() - started) / 1000)
-        return Effect.void
-      })
-    )
-  })
+export const recordRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  status: number,
+  started: number,
+  context: Context.Context<never>
+): void => {
+  const { route } = routeOf(request.method, request.url)
+  const span = Context.getOption(context, Tracer.ParentSpan)
+  if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("http.route", route)
+  const { count, time } = seriesOf(METHODS.has(request.method) ? request.method : "other", route, status)
+  count()
+  time((performance.now() - started) / 1000)
+}
