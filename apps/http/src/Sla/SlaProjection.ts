@@ -11,13 +11,22 @@ import {
 import { Effect, Either } from "effect"
 import { eventsByStream, readStreamEvents } from "../EventStore/EventsByStream.js"
 import type { InlineProjection } from "../EventStore/InlineProjection.js"
-import { handoverOf } from "../EventStore/TicketSnapshot.js"
+import { handoverOf, type TicketHandover } from "../EventStore/TicketSnapshot.js"
 import { withSpan } from "../Observability/Spans.js"
 import { foldFacts, type SlaFacts } from "./SlaClock.js"
-import { factsOfStored, writeStates } from "./SlaState.js"
+import { storedFactsOf, storedFactsWithRules, writeStates } from "./SlaState.js"
 
 const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
   Either.getOrThrowWith(fromRecordedEvents(recorded), (error) => error)
+
+/** The organization of a handed-over ticket (its state's, or its creation's), or `undefined` when not handed over. */
+const organizationOf = (handover: TicketHandover | undefined): OrganizationId | undefined => {
+  if (handover === undefined) return undefined
+  const { state } = handover.before
+  if (state._tag === "Ticket") return state.organizationId
+  const first = handover.events[0]
+  return first?._tag === "TicketCreated" ? first.organizationId : undefined
+}
 
 /** Whether `events` continue a stream at `version` without a hole. */
 const continues = (version: number, events: ReadonlyArray<RecordedEvent>): boolean =>
@@ -34,28 +43,24 @@ export const slaProjection: InlineProjection = {
   eventTypes: Object.keys(ticketEventClasses),
   apply: (events, context) =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const streams = eventsByStream(events)
       const streamIds = [...streams.keys()]
-      const stored = yield* sql<{ streamId: string; version: string; facts: Parameters<typeof factsOfStored>[0] }>`
-        SELECT stream_id, version, facts FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])`
-      const rows = new Map(
-        stored.map((row) => [
-          row.streamId,
-          {
-            version: Number(row.version),
-            facts: factsOfStored(row.facts)
-          }
-        ])
-      )
+      const handovers = new Map(streamIds.map((id) => [id, handoverOf(context, id, streams.get(id)!)]))
+      // A writer's tickets are of one organization: its rules come with the stored facts, in one round trip.
+      const organizations = new Set([...handovers.values()].map(organizationOf))
+      const organization = organizations.size === 1 ? [...organizations][0] : undefined
+      const { stored, rules } =
+        organization === undefined
+          ? { stored: yield* storedFactsOf(streamIds), rules: undefined }
+          : yield* storedFactsWithRules(streamIds, organization)
       const folded: Array<{ streamId: string; version: number; facts: SlaFacts }> = []
       const missing: Array<string> = []
       for (const [streamId, list] of streams) {
-        const row = rows.get(streamId)
+        const row = stored.get(streamId)
         const version = row?.version ?? 0
         const last = list[list.length - 1]!.streamPosition
         if (last <= version) continue
-        const handover = handoverOf(context, streamId, list)
+        const handover = handovers.get(streamId)
         let before: TicketState | undefined
         let decided: ReadonlyArray<TicketEvent> | undefined
         if (handover !== undefined && handover.before.version === version) {
@@ -81,7 +86,8 @@ export const slaProjection: InlineProjection = {
         if (list === undefined) byOrganization.set(ticket.facts.organizationId, [ticket])
         else list.push(ticket)
       }
-      for (const [organizationId, tickets] of byOrganization) yield* writeStates(organizationId, tickets)
+      for (const [organizationId, tickets] of byOrganization)
+        yield* writeStates(organizationId, tickets, organizationId === organization ? rules : undefined)
     }).pipe(withSpan("SlaProjection.apply")),
   reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_ticket_sla`).pipe(Effect.asVoid)
 }

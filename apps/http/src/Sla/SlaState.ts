@@ -105,31 +105,88 @@ const compiledSchedule = (organizationId: OrganizationId, hours: StoredHours | n
 
 const decodePolicies = Schema.decodeUnknown(Schema.Array(StatePolicyRow))
 
+/** What a ticket's SLA state is computed under: the organization's policies and compiled business hours. */
+export interface SlaRules {
+  readonly policies: ReadonlyArray<StatePolicy>
+  readonly schedule: Schedule
+}
+
+/** The select-list columns `policies` and `hours` of the organization, for {@link rulesOfRow}. */
+const rulesColumns = (sql: SqlClient.SqlClient, organizationId: OrganizationId) => sql`
+  (SELECT coalesce(json_agg(json_build_object(
+      'id', id, 'name', name, 'priorities', priorities, 'inboxIds', inbox_ids, 'tagIds', tag_ids,
+      'firstReplyMinutes', first_reply_minutes, 'nextReplyMinutes', next_reply_minutes,
+      'resolutionMinutes', resolution_minutes, 'businessHours', business_hours,
+      'pauseWhenWaitingOnCustomer', pause_when_waiting_on_customer, 'pauseWhenSnoozed', pause_when_snoozed
+    ) ORDER BY position, id), '[]'::json)
+   FROM hd_sla_policies WHERE organization_id = ${organizationId}) AS policies,
+  (SELECT json_build_object('time_zone', time_zone, 'weekly_hours', weekly_hours, 'version', version)
+   FROM business_hours WHERE organization_id = ${organizationId}) AS hours`
+
 /**
- * The organization's policies in the order they are tried (position, then id) and its compiled business hours,
- * in one round trip (the exceptions only when the hours changed since they were compiled). A stored policy that
- * does not decode is a defect, as a failing statement would be for the caller.
+ * The rules from a row of {@link rulesColumns} (the exceptions read only when the hours changed since they were
+ * compiled). A stored policy that does not decode is a defect, as a failing statement would be for the caller.
  */
-export const rulesOf = (organizationId: OrganizationId) =>
+const rulesOfRow = (
+  organizationId: OrganizationId,
+  row: { readonly policies: unknown; readonly hours: StoredHours | string | null }
+): Effect.Effect<SlaRules, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ policies: unknown; hours: StoredHours | string | null }>`
-      SELECT
-        (SELECT coalesce(json_agg(json_build_object(
-            'id', id, 'name', name, 'priorities', priorities, 'inboxIds', inbox_ids, 'tagIds', tag_ids,
-            'firstReplyMinutes', first_reply_minutes, 'nextReplyMinutes', next_reply_minutes,
-            'resolutionMinutes', resolution_minutes, 'businessHours', business_hours,
-            'pauseWhenWaitingOnCustomer', pause_when_waiting_on_customer, 'pauseWhenSnoozed', pause_when_snoozed
-          ) ORDER BY position, id), '[]'::json)
-         FROM hd_sla_policies WHERE organization_id = ${organizationId}) AS policies,
-        (SELECT json_build_object('time_zone', time_zone, 'weekly_hours', weekly_hours, 'version', version)
-         FROM business_hours WHERE organization_id = ${organizationId}) AS hours`
-    const row = rows[0]!
     const policies: ReadonlyArray<StatePolicy> = yield* decodePolicies(json(row.policies)).pipe(
       Effect.catchTag("ParseError", Effect.die)
     )
     const schedule = yield* compiledSchedule(organizationId, row.hours === null ? null : json(row.hours))
-    return { policies, schedule } as const
+    return { policies, schedule }
+  })
+
+/** The organization's policies in the order they are tried (position, then id) and its compiled business hours. */
+export const rulesOf = (organizationId: OrganizationId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ policies: unknown; hours: StoredHours | string | null }>`
+      SELECT ${rulesColumns(sql, organizationId)}`
+    return yield* rulesOfRow(organizationId, rows[0]!)
+  })
+
+/** A ticket's SLA facts as `hd_ticket_sla` holds them, at the stream version they were folded to. */
+export interface StoredSlaFacts {
+  readonly version: number
+  readonly facts: SlaFacts
+}
+
+/** The stored facts of tickets, by stream id. */
+export const storedFactsOf = (streamIds: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ streamId: string; version: string; facts: StoredFacts | string }>`
+      SELECT stream_id, version, facts FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])`
+    return new Map<string, StoredSlaFacts>(
+      rows.map((row) => [row.streamId, { version: Number(row.version), facts: factsOfStored(row.facts) }])
+    )
+  })
+
+/**
+ * The stored facts of tickets (by stream id) and the rules of the organization they belong to, in one round trip:
+ * what the `sla` projection reads before it writes a writer's tickets.
+ */
+export const storedFactsWithRules = (streamIds: ReadonlyArray<string>, organizationId: OrganizationId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{
+      stored: ReadonlyArray<{ streamId: string; version: number; facts: StoredFacts }> | string
+      policies: unknown
+      hours: StoredHours | string | null
+    }>`
+      SELECT
+        (SELECT coalesce(json_agg(json_build_object('streamId', stream_id, 'version', version, 'facts', facts)),
+           '[]'::json)
+         FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])) AS stored,
+        ${rulesColumns(sql, organizationId)}`
+    const row = rows[0]!
+    const stored = new Map<string, StoredSlaFacts>(
+      json(row.stored).map((s) => [s.streamId, { version: Number(s.version), facts: factsOfStored(s.facts) }])
+    )
+    return { stored, rules: yield* rulesOfRow(organizationId, row) }
   })
 
 /** The SLA part of a ticket's stored view (`view.sla`): ISO-8601 text, `null` for none. */
@@ -165,16 +222,17 @@ export const stateOf = (facts: SlaFacts, policies: ReadonlyArray<StatePolicy>, s
 /**
  * Writes the SLA state of tickets of one organization from their facts at stream `version`: the `hd_ticket_sla`
  * row and the `sla` key of the ticket's stored view (the ticket projection wrote the view earlier in the same
- * transaction).
+ * transaction), under `rules` when the caller has read them, else under the organization's rules read here.
  */
 export const writeStates = (
   organizationId: OrganizationId,
-  tickets: ReadonlyArray<{ readonly streamId: string; readonly version: number; readonly facts: SlaFacts }>
+  tickets: ReadonlyArray<{ readonly streamId: string; readonly version: number; readonly facts: SlaFacts }>,
+  rules?: SlaRules
 ): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     if (tickets.length === 0) return
     const sql = yield* SqlClient.SqlClient
-    const { policies, schedule } = yield* rulesOf(organizationId)
+    const { policies, schedule } = rules ?? (yield* rulesOf(organizationId))
     for (const { streamId, version, facts } of tickets) {
       const { due, next, view } = stateOf(facts, policies, schedule)
       const row = {
