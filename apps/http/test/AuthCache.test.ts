@@ -10,6 +10,7 @@ import { PgPool } from "../src/Database/PgPool.js"
 import { Memberships } from "../src/Users/Memberships.js"
 import * as Fixtures from "./support/Fixtures.js"
 import { get, patch, TestAppLive, type TestResponse } from "./support/TestApp.js"
+import * as Tickets from "./TicketsSupport.js"
 
 /**
  * Callers and memberships are kept in the process (decision 0658): a change made by this process applies to its
@@ -77,6 +78,22 @@ layer(TestAppLive, { excludeTestServices: true })("the cache of callers and memb
       const elapsed = yield* untilAnswer(get(org.path, { token }), (r) => r.status === 401)
       assert.isBelow(elapsed, 1_000)
     })
+  )
+
+  it.effect(
+    "a profile changed elsewhere (SQL, no call into this process) signs the writer's next reply within 1 s",
+    () =>
+      Effect.gen(function* () {
+        const org = yield* Tickets.organization
+        const ticket = yield* Tickets.ticket(org)
+        const reply = Tickets.postMessage(org, ticket.id, { content: "On it." })
+        const first = yield* reply
+        assert.strictEqual(first.body.author.name, "Owner")
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE users SET name = 'Renamed Owner' WHERE id = ${org.ownerId}`
+        const elapsed = yield* untilAnswer(reply, (r) => r.body.author?.name === "Renamed Owner")
+        assert.isBelow(elapsed, 1_000)
+      })
   )
 
   it.effect("an organization's new public id is not served under its old one", () =>

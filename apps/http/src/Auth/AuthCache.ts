@@ -1,4 +1,4 @@
-import { OrganizationId } from "@helpdesk/domain"
+import { OrganizationId, type UserRef } from "@helpdesk/domain"
 import { Config, Deferred, Effect, Exit, Option, Schedule } from "effect"
 import pg from "pg"
 import { PgPool } from "../Database/PgPool.js"
@@ -7,8 +7,8 @@ import { LruMap } from "./LruMap.js"
 
 /**
  * The channel on which the database announces changes to who may call (decision 0658). Its triggers send
- * `token:<sha-256 hex>` when a token row changes, `user:<id>` when a person's memberships change or the person is
- * removed, and `org:<id>` when an organization's public id changes or it is removed.
+ * `token:<sha-256 hex>` when a token row changes, `user:<id>` when a person's memberships or profile change or the
+ * person is removed, and `org:<id>` when an organization's public id changes or it is removed.
  */
 export const AUTH_CHANGED_CHANNEL = "hd_auth_changed"
 
@@ -63,8 +63,9 @@ const dependsOn = (caller: Caller) =>
     : { userId: null, organizationId: caller.organizationId }
 
 /**
- * Authenticated callers by token hash and their memberships by organization, kept in this process so that a
- * request needs no statement to know who calls and with which role (decision 0658). Bounded (least recently used
+ * Authenticated callers by token hash, their memberships by organization and the profiles they sign their writes
+ * with, kept in this process so that a request needs no statement to know who calls, with which role and under
+ * which name (decision 0658). Bounded (least recently used
  * forgotten first, `AUTH_CACHE_SIZE` entries of each kind, default 10,000; 0 turns caching off) and expiring.
  *
  * Changes reach it two ways: this process's own writes call {@link invalidate} right away, and a dedicated
@@ -79,6 +80,7 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/Auth/
     const { pool, namedStatements } = yield* PgPool
     const callers = new LruMap<string, Entry<Caller>>(capacity)
     const memberships = new LruMap<string, Entry<Membership>>(capacity)
+    const profiles = new LruMap<string, Entry<UserRef>>(capacity)
     // Bumped by every invalidation: a lookup that began before one does not store what it read.
     let generation = 0
     let listening = false
@@ -95,6 +97,7 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/Auth/
         case "User":
           callers.deleteWhere((entry) => entry.userId === change.userId)
           memberships.deleteWhere((entry) => entry.userId === change.userId)
+          profiles.delete(String(change.userId))
           break
         case "Organization":
           callers.deleteWhere((entry) => entry.organizationId === change.organizationId)
@@ -103,6 +106,7 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/Auth/
         case "Everything":
           callers.clear()
           memberships.clear()
+          profiles.clear()
       }
     }
 
@@ -212,10 +216,22 @@ export class AuthCache extends Effect.Service<AuthCache>()("@helpdesk/http/Auth/
             organizationId: membership.organizationId
           })
         ),
+      /**
+       * A person's `<user_ref>` (name, e-mail, picture) as the messages and changes they write are signed, from
+       * `load` when not known: a writer's own profile needs no statement on each write.
+       */
+      person: <E, R>(userId: number, load: Effect.Effect<Option.Option<UserRef>, E, R>) =>
+        lookup(profiles, String(userId), load, () => ({ userId, organizationId: null })),
       /** Forgets what depends on a change this process made (others hear it through the database). */
       invalidate: (change: AuthChange) => Effect.sync(() => invalidate(change)),
       /** Whether changes made elsewhere are heard right now, how often listening began, how many entries are kept. */
-      status: Effect.sync(() => ({ listening, connections, callers: callers.size, memberships: memberships.size }))
+      status: Effect.sync(() => ({
+        listening,
+        connections,
+        callers: callers.size,
+        memberships: memberships.size,
+        profiles: profiles.size
+      }))
     } as const
   })
 }) {}

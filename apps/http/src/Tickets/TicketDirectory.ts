@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type CustomerRef, type InboxRef, type OrganizationId, type TagRef, UserRef } from "@helpdesk/domain"
 import { Effect, Option, Schema } from "effect"
+import { AuthCache } from "../Auth/AuthCache.js"
 import { type Customer, CustomerId } from "../Customers/Customer.js"
 import { Customers } from "../Customers/Customers.js"
 import { dieUndecodable, int8 } from "../Database/Rows.js"
@@ -21,9 +22,10 @@ const orUndefined = <E>(found: Effect.Effect<Option.Option<UserRef>, E>): Effect
  * scoped to the organization: another organization's id is "not found".
  */
 export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdesk/http/Tickets/TicketDirectory", {
-  dependencies: [Customers.Default, Inboxes.Default, Tags.Default],
+  dependencies: [AuthCache.Default, Customers.Default, Inboxes.Default, Tags.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const cache = yield* AuthCache
     const inboxes = yield* Inboxes
     const customers = yield* Customers
     const tagRepository = yield* Tags
@@ -73,13 +75,14 @@ export class TicketDirectory extends Effect.Service<TicketDirectory>()("@helpdes
         }
       })
 
-    /** A user as a `<user_ref>` snapshot, or undefined. */
-    const user = (userId: number) =>
-      SqlSchema.findOne({
-        Request: Schema.Number,
-        Result: UserRefRow,
-        execute: (id) => sql`SELECT id, email, name, profile_picture_url FROM users WHERE id = ${id}`
-      })(userId).pipe(orUndefined)
+    const findUser = SqlSchema.findOne({
+      Request: Schema.Number,
+      Result: UserRefRow,
+      execute: (id) => sql`SELECT id, email, name, profile_picture_url FROM users WHERE id = ${id}`
+    })
+
+    /** A user as a `<user_ref>` snapshot, or undefined; a writer's own is kept with the callers (`AuthCache`). */
+    const user = (userId: number) => orUndefined(cache.person(userId, findUser(userId)))
 
     /** A member of the organization (any role) as a `<user_ref>`, or undefined: only members can be assigned. */
     const member = (organizationId: OrganizationId, userId: number) =>

@@ -23,6 +23,7 @@ import blobStores from "./0095_blob_stores.js"
 import eventOrganizations from "./0096_event_organizations.js"
 import webhooks from "./0097_webhooks.js"
 import sla from "./0099_sla.js"
+import userProfileNotifications from "./0100_user_profile_notifications.js"
 
 /**
  * Every migration of the service, in order. Keys are `NNNN_name`; the migrator records which have run.
@@ -51,5 +52,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0095_blob_stores": blobStores,
   "0096_event_organizations": eventOrganizations,
   "0097_webhooks": webhooks,
-  "0099_sla": sla
+  "0099_sla": sla,
+  "0100_user_profile_notifications": userProfileNotifications
 }
