@@ -1,26 +1,22 @@
 import { Schema } from "effect"
 import { integerIdParam } from "../Http/PathParams.js"
 import * as Query from "../Http/Query.js"
-import { fromModel } from "../Http/Representation.js"
 import * as Resource from "../Http/Resource.js"
-import { type Tag, TagCreate, TagId, TagUpdate } from "./Tag.js"
+import { TagCreate, TagId, TagUpdate } from "./Tag.js"
 import { TagOrdering } from "./Tags.js"
 
-/** A tag as the API shows it, and as tickets embed it in `tags`. */
+/** A tag as the API shows it, and as tickets embed it in `tags`: the model itself, so no mapping is needed. */
 export const TagWire = Schema.Struct({
-  id: Schema.Int,
+  id: TagId,
   name: Schema.String,
   color: Schema.String.annotations({ description: '`#rrggbb` (lowercase), or `""` when the tag has none.' })
 }).annotations({ identifier: "Tag" })
-
-/** A tag on the wire. */
-export const tagWire: (tag: Tag) => typeof TagWire.Type = fromModel(TagWire)
 
 /** Tags as a directory resource: `/organizations/{organization_id}/tags/{pk}/`. */
 export const TagResource = Resource.make({
   path: { segment: "tags", id: integerIdParam("pk", TagId.make) },
   noun: "a tag",
-  wire: { item: TagWire, toWire: tagWire, create: TagCreate, update: TagUpdate },
+  wire: { item: TagWire, create: TagCreate, update: TagUpdate },
   filters: Query.search("name, ignoring case"),
   ordering: TagOrdering,
   docs: {
