@@ -84,9 +84,8 @@ layer(TestAppLive, { excludeTestServices: true })("the cache of callers and memb
     "a profile changed elsewhere (SQL, no call into this process) signs the writer's next reply within 1 s",
     () =>
       Effect.gen(function* () {
-        const org = yield* Tickets.organization
-        const ticket = yield* Tickets.ticket(org)
-        const reply = Tickets.postMessage(org, ticket.id, { content: "On it." })
+        const { org, t } = yield* Tickets.organizationWithTicket()
+        const reply = Tickets.postMessage(org, t.id, { content: "On it." })
         const first = yield* reply
         assert.strictEqual(first.body.author.name, "Owner")
         const sql = yield* SqlClient.SqlClient
