@@ -2,8 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { ticketStreamId } from "@helpdesk/domain"
 import { isOpenAt } from "@helpdesk/schedule"
-import { DateTime, Effect } from "effect"
+import { DateTime, Effect, Schema } from "effect"
+import { BusinessHours } from "../src/BusinessHours/BusinessHours.js"
 import { compileStored, type WeeklyHours } from "../src/BusinessHours/Validation.js"
+import { ScheduleChangeFromBody } from "../src/BusinessHours/WireBody.js"
 import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
 import { del, get, patch, post, put } from "./support/TestApp.js"
 import * as Tickets from "./TicketsSupport.js"
@@ -273,6 +275,30 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
         { id: 1, date: tomorrow, name: "Closed", repeats_yearly: false, opens_at: null, closes_at: null }
       ]
       assert.strictEqual(ms((yield* Tickets.readTicketBody(org, t.id)).resolution_due_at), expected(exceptions))
+    })
+  )
+
+  it.effect("a schedule changed through the services (as the demo does) moves due times in the same transaction", () =>
+    Effect.gen(function* () {
+      const { org, t } = yield* inboundUnderPolicy({ name: "Business", resolution_minutes: 120 })
+      const aroundTheClock = ms(t.resolution_due_at)
+      const closed = { opens_at: "00:00", closes_at: "00:01" }
+      const change = yield* Schema.decodeUnknown(ScheduleChangeFromBody)({
+        timezone: "UTC",
+        weekly_hours: { mon: closed, tue: closed, wed: closed, thu: closed, fri: closed, sat: closed, sun: closed }
+      })
+      const sql = yield* SqlClient.SqlClient
+      // Rolled back with the change: no due time is written outside the change's transaction.
+      yield* sql
+        .withTransaction(
+          Effect.zipRight((yield* BusinessHours).replace(org.organizationId, change), Effect.fail("roll back"))
+        )
+        .pipe(Effect.ignore)
+      assert.strictEqual(ms((yield* Tickets.readTicketBody(org, t.id)).resolution_due_at), aroundTheClock)
+      yield* (yield* BusinessHours).replace(org.organizationId, change)
+      // One open minute a day: two hours of business time are months away.
+      const moved = ms((yield* Tickets.readTicketBody(org, t.id)).resolution_due_at)
+      assert.isAbove(moved, aroundTheClock + 30 * 24 * 3_600_000)
     })
   )
 })

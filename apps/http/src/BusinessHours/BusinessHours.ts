@@ -118,6 +118,7 @@ export class BusinessHours extends Effect.Service<BusinessHours>()("@helpdesk/ht
         const compiled = compileChange(change, exceptions)
         if (Either.isLeft(compiled)) return yield* new InvalidBusinessHours({ issues: compiled.left })
         yield* store.saveSchedule(organizationId, change.timeZone, change.weeklyHours)
+        yield* store.recomputeSla(organizationId)
       }).pipe(
         store.withTransaction,
         Effect.catchTag("SqlError", Effect.die),

@@ -82,6 +82,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
           const fields = yield* checked(schedule, exceptions, body, current)
           const stored = yield* save(fields).pipe(Effect.mapError(duplicate))
           yield* store.bumpVersion(organizationId)
+          yield* store.recomputeSla(organizationId)
           return stored
         }).pipe(store.withTransaction, Effect.catchTag("SqlError", Effect.die), withSpan(span))
 
@@ -119,6 +120,7 @@ export class BusinessHoursExceptions extends Effect.Service<BusinessHoursExcepti
           const deleted = yield* store.deleteException(organizationId, id)
           if (!deleted) return yield* new BusinessHoursExceptionNotFound({ id })
           yield* store.bumpVersion(organizationId)
+          yield* store.recomputeSla(organizationId)
         }).pipe(
           store.withTransaction,
           Effect.catchTag("SqlError", Effect.die),

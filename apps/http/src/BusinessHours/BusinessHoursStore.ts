@@ -6,6 +6,7 @@ import * as Repository from "../Database/Repository.js"
 import { dieUndecodable } from "../Database/Rows.js"
 import type * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
+import { recomputeOrganization } from "../Sla/SlaState.js"
 import { type ExceptionFields, type StoredException, type WeeklyHours, WeeklyHoursModel } from "./Validation.js"
 
 /** A saved schedule: its zone, all seven days, and the version counting every change to it or its exceptions. */
@@ -193,6 +194,12 @@ export class BusinessHoursStore extends Effect.Service<BusinessHoursStore>()(
         insertException,
         updateException,
         deleteException,
+        /**
+         * Recomputes the SLA state of the organization's tickets under its changed schedule (SLA due times count
+         * business hours, decision 0503), in the caller's transaction: the change and its due times commit together.
+         */
+        recomputeSla: (organizationId: OrganizationId) =>
+          recomputeOrganization(organizationId).pipe(Effect.asVoid, Effect.provideService(SqlClient.SqlClient, sql)),
         withTransaction: sql.withTransaction
       } as const
     })

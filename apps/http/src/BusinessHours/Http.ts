@@ -7,7 +7,6 @@ import * as Pagination from "../Http/Pagination.js"
 import { integerIdOrNotFound } from "../Http/PathParams.js"
 import * as RequestBody from "../Http/RequestBody.js"
 import { created, noContent } from "../Http/Responses.js"
-import { SlaPolicies } from "../Sla/SlaPolicies.js"
 import { BusinessHours } from "./BusinessHours.js"
 import { BusinessHoursExceptions, ExceptionOrdering } from "./BusinessHoursExceptions.js"
 import type { BusinessHoursNotSaved, InvalidBusinessHours } from "./Errors.js"
@@ -43,8 +42,6 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
     const access = yield* OrganizationAccess
     const businessHours = yield* BusinessHours
     const exceptions = yield* BusinessHoursExceptions
-    // SLA due times count business hours: every change recomputes the organization's tickets (decision 0503).
-    const sla = yield* SlaPolicies
 
     return handlers
       .handle("get", ({ path }) =>
@@ -60,10 +57,9 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
             Effect.flatMap(scheduleBody),
             Effect.flatMap(decodeScheduleChange)
           )
-          return yield* businessHours.replace(scope.organizationId, change).pipe(
-            Effect.catchTag("InvalidBusinessHours", (error) => Effect.fail(asValidationError(error))),
-            Effect.tap(() => sla.recompute(scope.organizationId))
-          )
+          return yield* businessHours
+            .replace(scope.organizationId, change)
+            .pipe(Effect.catchTag("InvalidBusinessHours", (error) => Effect.fail(asValidationError(error))))
         })
       )
       .handle("listExceptions", ({ path, request, urlParams }) =>
@@ -84,7 +80,6 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
               BusinessHoursNotSaved: (error) => Effect.fail(notSaved(error))
             })
           )
-          yield* sla.recompute(scope.organizationId)
           return yield* created(
             request,
             BusinessHoursException,
@@ -112,8 +107,7 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
               InvalidBusinessHours: (error) => Effect.fail(asValidationError(error)),
               BusinessHoursNotSaved: (error) => Effect.fail(notSaved(error)),
               BusinessHoursExceptionNotFound: () => Effect.fail(notFound())
-            }),
-            Effect.tap(() => sla.recompute(scope.organizationId))
+            })
           )
         })
       )
@@ -124,16 +118,8 @@ export const BusinessHoursLive = HttpApiBuilder.group(Api, "businessHours", (han
           yield* exceptions
             .remove(scope.organizationId, id)
             .pipe(Effect.catchTag("BusinessHoursExceptionNotFound", () => Effect.fail(notFound())))
-          yield* sla.recompute(scope.organizationId)
           return noContent
         })
       )
   })
-).pipe(
-  Layer.provide([
-    OrganizationAccess.Default,
-    BusinessHours.Default,
-    BusinessHoursExceptions.Default,
-    SlaPolicies.Default
-  ])
-)
+).pipe(Layer.provide([OrganizationAccess.Default, BusinessHours.Default, BusinessHoursExceptions.Default]))
