@@ -15,7 +15,7 @@ export const SlaPolicyOrdering = Ordering.make({
 
 /**
  * SLA policies of organizations (docs/decisions/0503-sla-policies.md). Every change recomputes the SLA state of the
- * organization's tickets in its own transaction, so a read after the write shows the new due times.
+ * organization's tickets in the change's transaction, so a read after the write shows the new due times.
  */
 export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/Sla/SlaPolicies", {
   dependencies: [],
@@ -34,10 +34,6 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
       (organizationId, id: number) =>
         sql`SELECT ${columns} FROM hd_sla_policies WHERE organization_id = ${organizationId} AND id = ${id}`
     )
-
-    /** Recomputes the organization's tickets (after a change of policies or business hours), in its own transaction. */
-    const recompute = (organizationId: OrganizationId): Effect.Effect<number> =>
-      sql.withTransaction(recomputeIn(organizationId)).pipe(Effect.orDie, withSpan("SlaPolicies.recompute"))
 
     const listColumns = (input: SlaPolicyCreate | SlaPolicyUpdate) => {
       const c: Record<string, unknown> = {}
@@ -113,6 +109,6 @@ export class SlaPolicies extends Effect.Service<SlaPolicies>()("@helpdesk/http/S
     const list = (organizationId: OrganizationId, options: { readonly ordering: Ordering.Ordering<string> }) =>
       policyRows.page(sql, { columns, where: sql`organization_id = ${organizationId}`, ordering: options.ordering })
 
-    return { findById, create, update, remove, list, recompute } as const
+    return { findById, create, update, remove, list } as const
   })
 }) {}
