@@ -9,7 +9,11 @@ import { machine } from "./Benchmark.js"
  * The cost of a write as a ticket grows, and writers of one ticket at once, over HTTP against the service on
  * PostgreSQL (docs/decisions/0305-one-command-pipeline.md):
  * - one client posts `BENCH_REPLIES` (default 1,000) replies to one ticket, one after another; the median latency of
- *   replies 1–100 and of the last 100 (target: ≤ 4 ms, and the last within 1.3× of the first);
+ *   replies 1–100 and of the last 100 (target: ≤ 4 ms, and the last within 1.3× of the first). Before, the server
+ *   is warmed with `BENCH_WARMUP` (default 1,000) replies to another ticket, so the figures are the ticket's length
+ *   and not the JIT compiling the write path;
+ * - the baseline: a bare `node:http` + `pg` server (`BENCH_MODE=baseline`) making the same writes in one
+ *   transaction, warmed and measured the same way by one client, on a ticket of its own;
  * - `BENCH_WRITERS` (default 50) clients post one reply each to one fresh ticket at the same moment (target: every
  *   answer 201, each reply stored once).
  * The server runs in a child process (`TicketsHttpServer.ts`) so the client does not share its event loop.
@@ -18,12 +22,16 @@ import { machine } from "./Benchmark.js"
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const REPLIES = Number(process.env.BENCH_REPLIES ?? 1000)
 const WRITERS = Number(process.env.BENCH_WRITERS ?? 50)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000)
+// Replies the bare baseline is measured over (its cost does not grow with the ticket).
+const BARE_REPLIES = 300
 const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
 
 interface Ready {
   readonly port: number
   readonly token: string
   readonly organizationPath: string
+  readonly organizationId: string
   readonly ticketIds: ReadonlyArray<number>
 }
 
@@ -43,14 +51,14 @@ const run = Effect.scoped(
     const app = yield* serverProcess({
       BENCH_MODE: "app",
       BENCH_DATABASE_URL: withDatabase(baseUrl, database),
-      BENCH_TICKETS: "2",
+      BENCH_TICKETS: "4",
       BENCH_MESSAGES: "0"
     })
     const base = `http://127.0.0.1:${app.port}${app.organizationPath}tickets/`
-    const post = (path: string, body: unknown) =>
+    const postTo = (port: number, path: string, body: unknown) =>
       Effect.promise(async () => {
         const begun = performance.now()
-        const response = await fetch(`${base}${path}`, {
+        const response = await fetch(`http://127.0.0.1:${port}${app.organizationPath}tickets/${path}`, {
           method: "POST",
           headers: { "x-service-token": app.token, "content-type": "application/json" },
           body: JSON.stringify(body)
@@ -58,8 +66,25 @@ const run = Effect.scoped(
         await response.arrayBuffer()
         return { status: response.status, ms: performance.now() - begun }
       })
+    const post = (path: string, body: unknown) => postTo(app.port, path, body)
+    const reply = (i: number) => ({
+      content: `Reply number ${i}: thanks for waiting, we are looking into the delivery.`,
+      is_visible_to_customer: true
+    })
+    /** One client's replies to one ticket, one after another: their latencies and statuses. */
+    const replies = (port: number, ticketId: number, count: number) =>
+      Effect.gen(function* () {
+        const latencies: Array<number> = []
+        const statuses = new Map<number, number>()
+        for (let i = 0; i < count; i++) {
+          const { status, ms } = yield* postTo(port, `${ticketId}/messages/`, reply(i))
+          statuses.set(status, (statuses.get(status) ?? 0) + 1)
+          latencies.push(ms)
+        }
+        return { latencies, statuses: JSON.stringify(Object.fromEntries(statuses)) }
+      })
 
-    const [ticket, contended] = app.ticketIds
+    const [ticket, contended, warm, bareTicket] = app.ticketIds as [number, number, number, number]
     // The floor: a read of the same ticket over the same HTTP stack and authentication, one after another.
     const reads: Array<number> = []
     for (let i = 0; i < 300; i++) {
@@ -74,25 +99,32 @@ const run = Effect.scoped(
       `GET …/tickets/{id}/, one client (the HTTP stack's floor): median ${median(reads).toFixed(2)} ms\n`
     )
 
-    // One client, one ticket, one reply after another.
-    const latencies: Array<number> = []
-    const statuses = new Map<number, number>()
-    for (let i = 0; i < REPLIES; i++) {
-      const { status, ms } = yield* post(`${ticket}/messages/`, {
-        content: `Reply number ${i}: thanks for waiting, we are looking into the delivery.`,
-        is_visible_to_customer: true
-      })
-      statuses.set(status, (statuses.get(status) ?? 0) + 1)
-      latencies.push(ms)
-    }
+    // The baseline, warmed as the service is, then one client on a ticket of its own.
+    const bare = yield* serverProcess({
+      BENCH_MODE: "baseline",
+      BENCH_DATABASE_URL: withDatabase(baseUrl, database),
+      BENCH_ORGANIZATION_ID: app.organizationId
+    })
+    yield* replies(bare.port, warm, WARMUP)
+    const bareRun = yield* replies(bare.port, bareTicket, BARE_REPLIES)
+    const bareMedian = median(bareRun.latencies)
+    yield* Console.log(
+      `baseline: bare node:http + pg, the same writes in one transaction, one client, ${BARE_REPLIES} replies after ${WARMUP} to warm it (statuses ${bareRun.statuses}): median ${bareMedian.toFixed(2)} ms\n`
+    )
+
+    // The service, warmed with replies to another ticket; then one client, one ticket, one reply after another.
+    yield* replies(app.port, warm, WARMUP)
+    const { latencies, statuses } = yield* replies(app.port, ticket, REPLIES)
     const first = median(latencies.slice(0, 100))
     const last = median(latencies.slice(-100))
     yield* Console.log(
-      `POST …/messages/, one client, one ticket, ${REPLIES} replies (statuses ${JSON.stringify(Object.fromEntries(statuses))}):`
+      `POST …/messages/, one client, one ticket, ${REPLIES} replies after ${WARMUP} to another ticket to warm it (statuses ${statuses}):`
     )
     for (let from = 0; from < REPLIES; from += Math.max(100, Math.floor(REPLIES / 5))) {
       const slice = latencies.slice(from, from + 100)
-      yield* Console.log(`  replies ${from + 1}–${from + slice.length}: median ${median(slice).toFixed(2)} ms`)
+      yield* Console.log(
+        `  replies ${from + 1}–${from + slice.length}: median ${median(slice).toFixed(2)} ms (${(median(slice) / bareMedian).toFixed(2)}× the baseline)`
+      )
     }
     yield* Console.log(
       `  median of replies 1–100 ${first.toFixed(2)} ms, of replies ${REPLIES - 99}–${REPLIES} ${last.toFixed(2)} ms (${(last / first).toFixed(2)}×; target ≤ 4 ms and ≤ 1.3×): ${last <= 4 && last / first <= 1.3 ? "met" : "NOT met"}`
