@@ -50,6 +50,18 @@ const counts: InlineProjection = {
   reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM test_counts`).pipe(Effect.asVoid)
 }
 
+/** What the `test-reading` projection's `apply` received of its read, append after append. */
+const readsSeen: Array<unknown> = []
+
+/** A projection that reads, with the append, how many events its streams held before it. */
+const reading: InlineProjection = {
+  name: "test-reading",
+  readWithAppend: (sql, streamIds) =>
+    sql`(SELECT count(*)::int FROM hd_events WHERE stream_id = ANY(${streamIds}::text[]))`,
+  apply: (_events, context) => Effect.sync(() => void readsSeen.push(context?.reads?.get("test-reading"))),
+  reset: Effect.void
+}
+
 /**
  * A projection with a replayer that records each replayed event's global position; its writes fail on a batch
  * holding a `Boom` event (which `apply` ignores, so such an event can be stored).
@@ -173,6 +185,19 @@ const countRightAfterAppending = (types: ReadonlyArray<string>) =>
   })
 
 describe("inline projections", () => {
+  layer(eventStoreOnFreshDatabase([reading]), { timeout: databaseStartup })((it) => {
+    it.effect("given a projection's read, then it comes with the append and sees the stream before it", () =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const id = freshStream()
+        readsSeen.length = 0
+        yield* store.append([appendTo(id, ExpectedVersion.noStream, [newEvent("Counted"), newEvent("Counted")])])
+        yield* store.append([appendTo(id, ExpectedVersion.exact(2), [newEvent("Counted")])])
+        expect(readsSeen).toEqual([0, 2])
+      })
+    )
+  })
+
   layer(eventStoreOnFreshDatabase([counts]), { timeout: databaseStartup })((it) => {
     it.effect("given an append, then the projection's rows are there when the append returns", () =>
       Effect.gen(function* () {

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, Statement } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import {
   AddMessage,
@@ -84,7 +84,46 @@ const internalNote = (ticketId: number, messageId: number, content: string) => (
 // As the service runs: on PGlite one connection (its one session serves one transaction at a time).
 const TestAppLive = testAppLive({}, { connections: usesRealPostgres ? 20 : 1 })
 
+/** `self`, with the text of every statement it sends (a transaction's begin and commit are not statements). */
+const withStatements = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    const texts: Array<string> = []
+    return self.pipe(
+      Statement.withTransformer((statement) => {
+        texts.push(statement.compile()[0].replace(/\s+/g, " ").trim())
+        return Effect.succeed(statement)
+      }),
+      Effect.map((result) => ({ result, texts }))
+    )
+  })
+
 layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline", (it) => {
+  it.effect(
+    "a write of a ticket in memory sends four statements: the lock, the append with the SLA projection's read, the read model, the SLA state",
+    () =>
+      Effect.gen(function* () {
+        const { t } = yield* organizationWithTicket()
+        const store = yield* PostgresTicketStore
+        yield* loadForWrite(t.id)
+        const { texts } = yield* withStatements(
+          runTicketCommands({
+            ticketId: t.id,
+            plan: internalNote(t.id, 9_200_000 + t.id, "Four statements")
+          }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)))
+        )
+        assert.strictEqual(texts.length, 4, texts.join("\n"))
+        assert.match(texts[0]!, /FOR UPDATE OF s$/)
+        assert.match(texts[1]!, /FROM hd_append_to_stream\(/)
+        assert.include(texts[1]!, "FROM hd_ticket_sla", "the SLA facts and rules come with the append")
+        assert.match(texts[2]!, /^WITH tickets AS \( INSERT INTO hd_tickets/)
+        assert.include(texts[3]!, "INSERT INTO hd_ticket_sla")
+        // The SLA state written from what the append read: the note is on the ticket, its SLA row at its version.
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ version: string }>`SELECT version FROM hd_ticket_sla WHERE ticket_id = ${t.id}`
+        assert.strictEqual(Number(row!.version), yield* streamVersion(t.id))
+      }).pipe(Effect.provide(otherReplica))
+  )
+
   it.effect("a write rolled back after its append (a failing policy) leaves no trace in the next write's load", () =>
     Effect.gen(function* () {
       const { org, t } = yield* organizationWithTicket()

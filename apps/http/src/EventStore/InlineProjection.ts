@@ -1,4 +1,4 @@
-import type { SqlClient, SqlError } from "@effect/sql"
+import type { SqlClient, SqlError, Statement } from "@effect/sql"
 import type { RecordedEvent } from "@helpdesk/domain"
 import { Context, type Effect, Layer } from "effect"
 
@@ -9,6 +9,11 @@ import { Context, type Effect, Layer } from "effect"
  */
 export interface AppendContext {
   readonly folds: ReadonlyMap<string, unknown>
+  /**
+   * What each projection's {@link InlineProjection.readWithAppend} read in the append's statement, by projection name
+   * (absent when it asked for nothing, or the append was made some other way).
+   */
+  readonly reads?: ReadonlyMap<string, unknown>
 }
 
 /**
@@ -30,6 +35,17 @@ export interface InlineProjection {
     events: ReadonlyArray<RecordedEvent>,
     context?: AppendContext
   ) => Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
+  /**
+   * Optional: what `apply` is about to read, as one SQL expression (a scalar subquery) that the event store sends in
+   * the append's own statement, so the read costs no round trip of its own. It sees the database as that statement
+   * starts: without the new events (of an append of several streams, it goes with the last stream's, after the
+   * others). Its value reaches `apply` as `context.reads.get(name)`. `undefined`: no read for this append.
+   */
+  readonly readWithAppend?: (
+    sql: SqlClient.SqlClient,
+    streamIds: ReadonlyArray<string>,
+    context: AppendContext | undefined
+  ) => Statement.Fragment | undefined
   /** Removes every row it maintains, before a rebuild replays the log into it. */
   readonly reset: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
   /**

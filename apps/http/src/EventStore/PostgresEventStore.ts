@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import {
   type AppendResult,
   EventStore,
@@ -123,11 +123,18 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
         return undefined
       }
 
-      const appendToStream = (append: StreamAppend) => {
+      /**
+       * One stream's append; `reads` (the projections' {@link InlineProjection.readWithAppend}) come back with it as the
+       * columns `read0`, `read1`, ….
+       */
+      const appendToStream = (append: StreamAppend, reads: ReadonlyArray<Statement.Fragment>) => {
         const expected = append.expected
         const events = append.events
-        return sql<AppendRow>`
-        SELECT outcome, version, global_positions, transaction_id, created_at FROM hd_append_to_stream(
+        return sql<AppendRow & Record<`read${number}`, unknown>>`
+        SELECT outcome, version, global_positions, transaction_id, created_at${sql.join(
+          "",
+          false
+        )(reads.map((read, i) => sql`, ${read} AS ${sql(`read${i}`)}`))} FROM hd_append_to_stream(
           ${append.streamId}, ${append.streamType}, ${expected._tag},
           ${expected._tag === "Exact" ? expected.version : null}, ${append.close === true},
           ${events.map((e) => e.eventId)}::uuid[],
@@ -144,9 +151,19 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
           const order = appends.map((_, i) => i).sort((a, b) => compareIds(appends[a]!.streamId, appends[b]!.streamId))
           const results: Array<AppendResult> = new Array(appends.length)
           const recorded: Array<RecordedEvent> = []
+          // The projections' reads go with the last stream's append (one statement, whatever the number of streams).
+          const streamIds = appends.map((a) => a.streamId)
+          const readers: Array<{ readonly name: string; readonly read: Statement.Fragment }> = []
+          for (const projection of projections) {
+            const read = projection.readWithAppend?.(sql, streamIds, context)
+            if (read !== undefined) readers.push({ name: projection.name, read })
+          }
+          const reads = new Map<string, unknown>()
           for (const i of order) {
             const append = appends[i]!
-            const row = yield* appendToStream(append)
+            const isLast = i === order[order.length - 1]
+            const row = yield* appendToStream(append, isLast ? readers.map((r) => r.read) : [])
+            if (isLast) for (const [k, reader] of readers.entries()) reads.set(reader.name, row[`read${k}`])
             if (row.outcome === "closed") return yield* new StreamClosed({ streamId: append.streamId })
             if (row.outcome === "conflict") {
               return yield* new StreamVersionConflict({
@@ -179,10 +196,11 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
               lastGlobalPosition: last === undefined ? 0n : BigInt(last)
             }
           }
+          const withReads: AppendContext = { folds: context?.folds ?? new Map(), reads }
           for (const projection of projections) {
             const events = eventsFor(projection, recorded)
             if (events.length > 0)
-              yield* projection.apply(events, context).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+              yield* projection.apply(events, withReads).pipe(Effect.provideService(SqlClient.SqlClient, sql))
           }
           return results as ReadonlyArray<AppendResult>
         })

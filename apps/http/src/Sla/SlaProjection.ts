@@ -14,7 +14,7 @@ import type { InlineProjection } from "../EventStore/InlineProjection.js"
 import { handoverOf, type TicketHandover } from "../EventStore/TicketSnapshot.js"
 import { withSpan } from "../Observability/Spans.js"
 import { foldFacts, type SlaFacts } from "./SlaClock.js"
-import { storedFactsOf, storedFactsWithRules, writeStates } from "./SlaState.js"
+import { factsWithRulesOf, factsWithRulesRead, storedFactsOf, storedFactsWithRules, writeStates } from "./SlaState.js"
 
 const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
   Either.getOrThrowWith(fromRecordedEvents(recorded), (error) => error)
@@ -28,6 +28,20 @@ const organizationOf = (handover: TicketHandover | undefined): OrganizationId | 
   return first?._tag === "TicketCreated" ? first.organizationId : undefined
 }
 
+/**
+ * The one organization of the streams' handed-over tickets, when every stream was handed over (a writer's tickets are
+ * of one organization); else `undefined`.
+ */
+const handedOrganization = (
+  streamIds: ReadonlyArray<string>,
+  handoverOf: (streamId: string) => TicketHandover | undefined
+): OrganizationId | undefined => {
+  const organizations = new Set(streamIds.map((id) => organizationOf(handoverOf(id))))
+  return organizations.size === 1 ? [...organizations][0] : undefined
+}
+
+const SLA = "sla"
+
 /** Whether `events` continue a stream at `version` without a hole. */
 const continues = (version: number, events: ReadonlyArray<RecordedEvent>): boolean =>
   events.every((event, i) => event.streamPosition === version + i + 1)
@@ -39,20 +53,27 @@ const continues = (version: number, events: ReadonlyArray<RecordedEvent>): boole
  * version (the pipeline's normal case: no read); otherwise it folds the stream from its start.
  */
 export const slaProjection: InlineProjection = {
-  name: "sla",
+  name: SLA,
   eventTypes: Object.keys(ticketEventClasses),
+  // The stored facts and the organization's rules come with the append: no round trip of their own.
+  // (Its organization, when there is one, is the one `apply` finds: its streams are some of these, handed over alike.)
+  readWithAppend: (sql, streamIds, context) => {
+    const organization = handedOrganization(streamIds, (id) => context?.folds.get(id) as TicketHandover | undefined)
+    return organization === undefined ? undefined : factsWithRulesRead(sql, streamIds, organization)
+  },
   apply: (events, context) =>
     Effect.gen(function* () {
       const streams = eventsByStream(events)
       const streamIds = [...streams.keys()]
       const handovers = new Map(streamIds.map((id) => [id, handoverOf(context, id, streams.get(id)!)]))
-      // A writer's tickets are of one organization: its rules come with the stored facts, in one round trip.
-      const organizations = new Set([...handovers.values()].map(organizationOf))
-      const organization = organizations.size === 1 ? [...organizations][0] : undefined
+      const organization = handedOrganization(streamIds, (id) => handovers.get(id))
+      const read = context?.reads?.get(SLA)
       const { stored, rules } =
         organization === undefined
           ? { stored: yield* storedFactsOf(streamIds), rules: undefined }
-          : yield* storedFactsWithRules(streamIds, organization)
+          : read === undefined || read === null
+            ? yield* storedFactsWithRules(streamIds, organization)
+            : yield* factsWithRulesOf(organization, read)
       const folded: Array<{ streamId: string; version: number; facts: SlaFacts }> = []
       const missing: Array<string> = []
       for (const [streamId, list] of streams) {

@@ -165,28 +165,45 @@ export const storedFactsOf = (streamIds: ReadonlyArray<string>) =>
     )
   })
 
+/** What {@link factsWithRulesRead} reads: the stored facts of some tickets, and their organization's rules. */
+interface FactsWithRulesRow {
+  readonly stored: ReadonlyArray<{ streamId: string; version: number; facts: StoredFacts }> | string
+  readonly policies: unknown
+  readonly hours: StoredHours | string | null
+}
+
 /**
- * The stored facts of tickets (by stream id) and the rules of the organization they belong to, in one round trip:
- * what the `sla` projection reads before it writes a writer's tickets.
+ * The stored facts of tickets (by stream id) and the rules of the organization they belong to, as one SQL expression
+ * (a JSON object; read back with {@link factsWithRulesOf}): what the `sla` projection reads before it writes a
+ * writer's tickets, sent with the append's own statement.
  */
-export const storedFactsWithRules = (streamIds: ReadonlyArray<string>, organizationId: OrganizationId) =>
+export const factsWithRulesRead = (
+  sql: SqlClient.SqlClient,
+  streamIds: ReadonlyArray<string>,
+  organizationId: OrganizationId
+) => sql`
+  (SELECT json_build_object('stored', r.stored, 'policies', r.policies, 'hours', r.hours) FROM (SELECT
+    (SELECT coalesce(json_agg(json_build_object('streamId', stream_id, 'version', version, 'facts', facts)),
+       '[]'::json)
+     FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])) AS stored,
+    ${rulesColumns(sql, organizationId)}) AS r)`
+
+/** The stored facts (by stream id) and the rules of what {@link factsWithRulesRead} read (an object, or its text). */
+export const factsWithRulesOf = (organizationId: OrganizationId, value: unknown) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{
-      stored: ReadonlyArray<{ streamId: string; version: number; facts: StoredFacts }> | string
-      policies: unknown
-      hours: StoredHours | string | null
-    }>`
-      SELECT
-        (SELECT coalesce(json_agg(json_build_object('streamId', stream_id, 'version', version, 'facts', facts)),
-           '[]'::json)
-         FROM hd_ticket_sla WHERE stream_id = ANY(${streamIds}::text[])) AS stored,
-        ${rulesColumns(sql, organizationId)}`
-    const row = rows[0]!
+    const row = json(value as FactsWithRulesRow | string)
     const stored = new Map<string, StoredSlaFacts>(
       json(row.stored).map((s) => [s.streamId, { version: Number(s.version), facts: factsOfStored(s.facts) }])
     )
     return { stored, rules: yield* rulesOfRow(organizationId, row) }
+  })
+
+/** {@link factsWithRulesRead} as a statement of its own. */
+export const storedFactsWithRules = (streamIds: ReadonlyArray<string>, organizationId: OrganizationId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ read: unknown }>`SELECT ${factsWithRulesRead(sql, streamIds, organizationId)} AS read`
+    return yield* factsWithRulesOf(organizationId, rows[0]!.read)
   })
 
 /** The SLA part of a ticket's stored view (`view.sla`): ISO-8601 text, `null` for none. */
