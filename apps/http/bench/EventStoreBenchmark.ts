@@ -7,12 +7,15 @@ import {
   executeTicketCommand,
   fromRecordedEvents,
   type NewEvent,
-  type StreamAppend
+  runTicketCommands,
+  type StreamAppend,
+  TicketStore
 } from "@helpdesk/domain"
 import { Console, Effect, Either, Layer } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import { InlineProjections } from "../src/EventStore/InlineProjection.js"
 import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
+import { PostgresTicketStoreLive } from "../src/EventStore/PostgresTicketStore.js"
 import { rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { ticketProjection } from "../src/Tickets/ReadModel/TicketProjection.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
@@ -204,23 +207,58 @@ const rebuildBench = Effect.gen(function* () {
   yield* Console.log(`${"".padEnd(58)} ${ratio(rebuild, copy)}; ${rows!.tickets} tickets, ${rows!.messages} messages`)
 })
 
-/** Commands through the domain with the ticket projection inline: what one API write costs end to end. */
-const commandBench = Effect.gen(function* () {
-  const ticketsPerWriter = 10
-  const lives = Array.from({ length: WRITERS * ticketsPerWriter }, (_, i) => ticketLifecycle(5_000_000 + i))
-  const commands = lives[0]!.length
-  const timing = yield* timed(lives.length, WRITERS, (i) =>
-    Effect.forEach(lives[i]!, (command) => executeTicketCommand(command), { discard: true })
-  )
-  yield* Console.log(
-    describeTiming(
-      `${WRITERS} writers: domain commands, ticket projection inline`,
-      { ...timing, latenciesMs: timing.latenciesMs.map((ms) => ms / commands) },
-      commands,
-      "commands"
+/**
+ * Commands with the ticket projection inline, each ticket's commands one after another, `WRITERS` tickets at once:
+ * - through the domain's `executeTicketCommand` on the `EventStore` port (what another service importing the domain
+ *   gets: each command reads and folds the whole stream, and the projection reads the stream again);
+ * - through the service's pipeline: `runTicketCommands` on `PostgresTicketStore` (what one API write costs end to end
+ *   without HTTP: the stream row locked, the fold kept in memory, the projection evolving the writer's fold).
+ */
+const commandBench = (bare: Timing) =>
+  Effect.gen(function* () {
+    const ticketsPerWriter = 10
+    const lifecycles = (from: number) =>
+      Array.from({ length: WRITERS * ticketsPerWriter }, (_, i) => ticketLifecycle(from + i))
+    // Beside the bare INSERTs of as many writers: a command's one event against one bare row.
+    const describe = (label: string, timing: Timing, commands: number) =>
+      Effect.all([
+        Console.log(
+          describeTiming(
+            label,
+            { ...timing, latenciesMs: timing.latenciesMs.map((ms) => ms / commands) },
+            commands,
+            "commands"
+          )
+        ),
+        Console.log(`${"".padEnd(58)} ${ratio(timing, bare, commands)}`)
+      ])
+    const portable = lifecycles(5_000_000)
+    const commands = portable[0]!.length
+    yield* describe(
+      `${WRITERS} writers: domain commands on the EventStore port, projection inline`,
+      yield* timed(portable.length, WRITERS, (i) =>
+        Effect.forEach(portable[i]!, (command) => executeTicketCommand(command), { discard: true })
+      ),
+      commands
     )
-  )
-})
+    const piped = lifecycles(6_000_000)
+    const ticketStore = yield* TicketStore
+    yield* describe(
+      `${WRITERS} writers: the service's pipeline (PostgresTicketStore), projection inline`,
+      yield* timed(piped.length, WRITERS, (i) =>
+        Effect.forEach(
+          piped[i]!,
+          (command) =>
+            runTicketCommands({
+              ticketId: command.ticketId,
+              plan: () => Effect.succeed({ commands: [command], result: undefined })
+            }).pipe(Effect.provideService(TicketStore, ticketStore)),
+          { discard: true }
+        )
+      ),
+      commands
+    )
+  })
 
 const run = runOnOwnDatabase(
   "store",
@@ -260,7 +298,9 @@ const run = runOnOwnDatabase(
       yield* report(`${WRITERS} writers, 1 event per append`, concurrent, bare16)
 
       yield* Console.log("")
-      yield* commandBench.pipe(Effect.provide(projectedStore))
+      yield* commandBench(bare16).pipe(
+        Effect.provide(PostgresTicketStoreLive.pipe(Layer.provideMerge(Layer.succeedContext(projectedStore))))
+      )
       yield* rebuildBench.pipe(Effect.provide(plainStore))
       return undefined
     })
