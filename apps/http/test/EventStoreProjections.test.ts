@@ -17,6 +17,7 @@ import {
 import { DateTime, Effect, Either, Exit } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import type { InlineProjection } from "../src/EventStore/InlineProjection.js"
+import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
 import { PostgresTicketStore } from "../src/EventStore/PostgresTicketStore.js"
 import { RebuildInProgress, rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { SNAPSHOT_EVERY } from "../src/EventStore/TicketSnapshot.js"
@@ -59,6 +60,24 @@ const reading: InlineProjection = {
   readWithAppend: (sql, streamIds) =>
     sql`(SELECT count(*)::int FROM hd_events WHERE stream_id = ANY(${streamIds}::text[]))`,
   apply: (_events, context) => Effect.sync(() => void readsSeen.push(context?.reads?.get("test-reading"))),
+  reset: Effect.void
+}
+
+/** The streams whose events the `test-written` projection's `apply` received. */
+const appliedStreams: Array<string> = []
+
+/** A projection that writes each appended stream's event count with the append; `apply` only records what it got. */
+const writtenWithAppend: InlineProjection = {
+  name: "test-written",
+  writeWithAppend: (sql, appends, _context, appended) => ({
+    expressions: appends.map(
+      (append, i) => sql`${sql(`test_written_${i}`)} AS (
+        INSERT INTO test_written (stream_id, events) SELECT ${append.streamId}, ${append.events.length} WHERE ${appended}
+      )`
+    ),
+    streamIds: new Set(appends.slice(0, 1).map((append) => append.streamId))
+  }),
+  apply: (events) => Effect.sync(() => void appliedStreams.push(...events.map((e) => e.streamId))),
   reset: Effect.void
 }
 
@@ -185,6 +204,43 @@ const countRightAfterAppending = (types: ReadonlyArray<string>) =>
   })
 
 describe("inline projections", () => {
+  layer(eventStoreOnFreshDatabase([writtenWithAppend]), { timeout: databaseStartup })((it) => {
+    it.effect(
+      "given a projection's writes, then they are made with the append, only if it goes through, and apply skips their streams",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const store = yield* PostgresEventStore
+          yield* sql`CREATE TABLE IF NOT EXISTS test_written (stream_id text NOT NULL, events int NOT NULL)`
+          const [written, other] = [freshStream(), freshStream()]
+          appliedStreams.length = 0
+          yield* store.append([
+            appendTo(written, ExpectedVersion.noStream, [newEvent("Counted"), newEvent("Counted")]),
+            appendTo(other, ExpectedVersion.noStream, [newEvent("Counted")])
+          ])
+          const rows = (stream: string) =>
+            sql<{ events: number }>`SELECT events FROM test_written WHERE stream_id = ${stream}`.pipe(
+              Effect.map((found) => found.map((row) => row.events))
+            )
+          expect([yield* rows(written), yield* rows(other)]).toEqual([[2], [1]])
+          expect(appliedStreams).toEqual([other])
+
+          // A conflicting append, in a transaction that goes on after it: its writes were not made.
+          const conflict = yield* sql.withTransaction(
+            Effect.gen(function* () {
+              const failed = yield* Effect.flip(
+                store.append([appendTo(written, ExpectedVersion.exact(5), [newEvent("Counted")])], undefined, {
+                  inTransaction: true
+                })
+              )
+              return { failed: failed._tag, rows: yield* rows(written) }
+            })
+          )
+          expect(conflict).toEqual({ failed: "StreamVersionConflict", rows: [2] })
+        })
+    )
+  })
+
   layer(eventStoreOnFreshDatabase([reading]), { timeout: databaseStartup })((it) => {
     it.effect("given a projection's read, then it comes with the append and sees the stream before it", () =>
       Effect.gen(function* () {

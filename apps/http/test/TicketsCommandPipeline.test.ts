@@ -99,7 +99,7 @@ const withStatements = <A, E, R>(self: Effect.Effect<A, E, R>) =>
 
 layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline", (it) => {
   it.effect(
-    "a write of a ticket in memory sends four statements: the lock, the append with the SLA projection's read, the read model, the SLA state",
+    "a write of a ticket in memory sends three statements: the lock, the append with the SLA projection's read and the read model's writes, the SLA state",
     () =>
       Effect.gen(function* () {
         const { t } = yield* organizationWithTicket()
@@ -108,19 +108,27 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
         const { texts } = yield* withStatements(
           runTicketCommands({
             ticketId: t.id,
-            plan: internalNote(t.id, 9_200_000 + t.id, "Four statements")
+            plan: internalNote(t.id, 9_200_000 + t.id, "Three statements")
           }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)))
         )
-        assert.strictEqual(texts.length, 4, texts.join("\n"))
+        assert.strictEqual(texts.length, 3, texts.join("\n"))
         assert.match(texts[0]!, /FOR UPDATE OF s$/)
-        assert.match(texts[1]!, /FROM hd_append_to_stream\(/)
+        assert.match(texts[1]!, /^WITH appended AS \( SELECT .* FROM hd_append_to_stream\(/)
         assert.include(texts[1]!, "FROM hd_ticket_sla", "the SLA facts and rules come with the append")
-        assert.match(texts[2]!, /^WITH tickets AS \( INSERT INTO hd_tickets/)
-        assert.include(texts[3]!, "INSERT INTO hd_ticket_sla")
-        // The SLA state written from what the append read: the note is on the ticket, its SLA row at its version.
+        assert.include(texts[1]!, "INSERT INTO hd_tickets", "the read model is written with the append")
+        assert.include(texts[2]!, "INSERT INTO hd_ticket_sla")
+        // Every row at the stream's version: the ticket (its view with the SLA part), the note, the SLA state.
+        const version = yield* streamVersion(t.id)
         const sql = yield* SqlClient.SqlClient
-        const [row] = yield* sql<{ version: string }>`SELECT version FROM hd_ticket_sla WHERE ticket_id = ${t.id}`
-        assert.strictEqual(Number(row!.version), yield* streamVersion(t.id))
+        const [row] = yield* sql<{ ticket: string; hasSla: boolean; message: string | null; sla: string }>`
+          SELECT t.version AS ticket, t.view ? 'sla' AS has_sla, m.ticket_version AS message, s.version AS sla
+          FROM hd_tickets t JOIN hd_ticket_sla s USING (ticket_id)
+          LEFT JOIN hd_ticket_messages m ON m.ticket_id = t.ticket_id AND m.message_id = ${9_200_000 + t.id}
+          WHERE t.ticket_id = ${t.id}`
+        assert.deepStrictEqual(
+          [Number(row!.ticket), row!.hasSla, Number(row!.message), Number(row!.sla)],
+          [version, true, version, version]
+        )
       }).pipe(Effect.provide(otherReplica))
   )
 

@@ -1,5 +1,5 @@
 import type { SqlClient, SqlError, Statement } from "@effect/sql"
-import type { RecordedEvent } from "@helpdesk/domain"
+import type { RecordedEvent, StreamAppend } from "@helpdesk/domain"
 import { Context, type Effect, Layer } from "effect"
 
 /**
@@ -46,6 +46,19 @@ export interface InlineProjection {
     streamIds: ReadonlyArray<string>,
     context: AppendContext | undefined
   ) => Statement.Fragment | undefined
+  /**
+   * Optional: the projection's writes for some streams of an append, made in the append's own statement (a round
+   * trip fewer), for what it can write from the append and its context alone (a writer's handover). They are common
+   * table expressions (`<name> AS (<statement>)`, names starting with the projection's name) that must write nothing
+   * unless `appended` (an SQL condition: the append went through) holds, and must not need to see the append's rows.
+   * Answers the streams written, whose events `apply` then does not receive; `undefined`: none.
+   */
+  readonly writeWithAppend?: (
+    sql: SqlClient.SqlClient,
+    appends: ReadonlyArray<StreamAppend>,
+    context: AppendContext | undefined,
+    appended: Statement.Fragment
+  ) => WritesWithAppend | undefined
   /** Removes every row it maintains, before a rebuild replays the log into it. */
   readonly reset: Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient>
   /**
@@ -53,6 +66,12 @@ export interface InlineProjection {
    * batch inside the batch's transaction.
    */
   readonly replayer?: () => Replayer
+}
+
+/** What {@link InlineProjection.writeWithAppend} writes in the append's statement, and for which streams. */
+export interface WritesWithAppend {
+  readonly expressions: ReadonlyArray<Statement.Fragment>
+  readonly streamIds: ReadonlySet<string>
 }
 
 /**

@@ -72,6 +72,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
     effect: Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const projections = yield* InlineProjections
+      /** The condition of the projections' writes made with an append: the append (the `appended` row) went through. */
+      const APPENDED = sql.literal("EXISTS (SELECT 1 FROM appended WHERE outcome = 'appended')")
 
       const streamState = (streamId: string): Effect.Effect<Option.Option<StreamState>> =>
         sql<{ streamType: string; version: string; isClosed: boolean }>`
@@ -125,24 +127,36 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
 
       /**
        * One stream's append; `reads` (the projections' {@link InlineProjection.readWithAppend}) come back with it as the
-       * columns `read0`, `read1`, ….
+       * columns `read0`, `read1`, …, and `writes` (their {@link InlineProjection.writeWithAppend}) are made with it.
        */
-      const appendToStream = (append: StreamAppend, reads: ReadonlyArray<Statement.Fragment>) => {
+      const appendToStream = (
+        append: StreamAppend,
+        reads: ReadonlyArray<Statement.Fragment>,
+        writes: ReadonlyArray<Statement.Fragment>
+      ) => {
         const expected = append.expected
         const events = append.events
-        return sql<AppendRow & Record<`read${number}`, unknown>>`
-        SELECT outcome, version, global_positions, transaction_id, created_at${sql.join(
-          "",
-          false
-        )(reads.map((read, i) => sql`, ${read} AS ${sql(`read${i}`)}`))} FROM hd_append_to_stream(
-          ${append.streamId}, ${append.streamType}, ${expected._tag},
-          ${expected._tag === "Exact" ? expected.version : null}, ${append.close === true},
-          ${events.map((e) => e.eventId)}::uuid[],
-          ${events.map((e) => e.type)}::text[],
-          ${events.map((e) => e.schemaVersion)}::integer[],
-          ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
-          ${events.map((e) => JSON.stringify(e.metadata ?? {}))}::jsonb[]
-        )`.pipe(Effect.map((rows) => rows[0]!))
+        const readColumns = sql.join("", false)(reads.map((read, i) => sql`, ${read} AS ${sql(`read${i}`)}`))
+        const call = sql`
+          SELECT outcome, version, global_positions, transaction_id, created_at${readColumns} FROM hd_append_to_stream(
+            ${append.streamId}, ${append.streamType}, ${expected._tag},
+            ${expected._tag === "Exact" ? expected.version : null}, ${append.close === true},
+            ${events.map((e) => e.eventId)}::uuid[],
+            ${events.map((e) => e.type)}::text[],
+            ${events.map((e) => e.schemaVersion)}::integer[],
+            ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
+            ${events.map((e) => JSON.stringify(e.metadata ?? {}))}::jsonb[]
+          )`
+        const statement =
+          writes.length === 0
+            ? call
+            : sql`
+          WITH appended AS (${call}), ${sql.join(", ", false)(writes)}
+          SELECT outcome, version, global_positions, transaction_id, created_at${sql.join(
+            "",
+            false
+          )(reads.map((_, i) => sql`, ${sql(`read${i}`)}`))} FROM appended`
+        return sql<AppendRow & Record<`read${number}`, unknown>>`${statement}`.pipe(Effect.map((rows) => rows[0]!))
       }
 
       const appendInOrder = (appends: ReadonlyArray<StreamAppend>, context: AppendContext | undefined) =>
@@ -158,11 +172,20 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
             const read = projection.readWithAppend?.(sql, streamIds, context)
             if (read !== undefined) readers.push({ name: projection.name, read })
           }
+          // And the projections' writes that need nothing the append answers, made only if it goes through.
+          const writers = new Map<string, ReadonlySet<string>>()
+          const writes: Array<Statement.Fragment> = []
+          for (const projection of projections) {
+            const written = projection.writeWithAppend?.(sql, appends, context, APPENDED)
+            if (written === undefined || written.streamIds.size === 0) continue
+            writers.set(projection.name, written.streamIds)
+            writes.push(...written.expressions)
+          }
           const reads = new Map<string, unknown>()
           for (const i of order) {
             const append = appends[i]!
             const isLast = i === order[order.length - 1]
-            const row = yield* appendToStream(append, isLast ? readers.map((r) => r.read) : [])
+            const row = yield* appendToStream(append, isLast ? readers.map((r) => r.read) : [], isLast ? writes : [])
             if (isLast) for (const [k, reader] of readers.entries()) reads.set(reader.name, row[`read${k}`])
             if (row.outcome === "closed") return yield* new StreamClosed({ streamId: append.streamId })
             if (row.outcome === "conflict") {
@@ -198,7 +221,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
           }
           const withReads: AppendContext = { folds: context?.folds ?? new Map(), reads }
           for (const projection of projections) {
-            const events = eventsFor(projection, recorded)
+            const written = writers.get(projection.name)
+            const events = eventsFor(projection, recorded).filter((e) => written?.has(e.streamId) !== true)
             if (events.length > 0)
               yield* projection.apply(events, withReads).pipe(Effect.provideService(SqlClient.SqlClient, sql))
           }

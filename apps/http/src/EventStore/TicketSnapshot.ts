@@ -1,4 +1,4 @@
-import type { RecordedEvent, TicketEvent, TicketState } from "@helpdesk/domain"
+import type { RecordedEvent, StreamAppend, TicketEvent, TicketState } from "@helpdesk/domain"
 import { DateTime } from "effect"
 import type { AppendContext } from "./InlineProjection.js"
 
@@ -34,6 +34,23 @@ export const handoverOf = (
   if (handover === undefined || handover.events.length !== recorded.length) return undefined
   const { version } = handover.before
   return recorded.every((event, i) => event.streamPosition === version + i + 1) ? handover : undefined
+}
+
+/**
+ * The handover for an append about to be made, when its events will be exactly the handover's: as many, expected
+ * right after the fold's version (so they land at the positions {@link handoverOf} would check, or not at all).
+ */
+export const handoverForAppend = (
+  context: AppendContext | undefined,
+  append: StreamAppend
+): TicketHandover | undefined => {
+  const handover = context?.folds.get(append.streamId) as TicketHandover | undefined
+  if (handover === undefined || handover.events.length !== append.events.length) return undefined
+  const { version } = handover.before
+  const { expected } = append
+  return (expected._tag === "Exact" && expected.version === version) || (expected._tag === "NoStream" && version === 0)
+    ? handover
+    : undefined
 }
 
 /** The fold of an empty stream. */

@@ -1,4 +1,4 @@
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient, type SqlError, type Statement } from "@effect/sql"
 import {
   evolve,
   fromRecordedEvents,
@@ -17,7 +17,13 @@ import {
 import { DateTime, Effect, Either } from "effect"
 import { eventsByStream, readStreamEvents } from "../../EventStore/EventsByStream.js"
 import { type InlineProjection, InlineProjections, type Replayer } from "../../EventStore/InlineProjection.js"
-import { encodeSnapshot, handoverOf, snapshotVersionAfter } from "../../EventStore/TicketSnapshot.js"
+import {
+  encodeSnapshot,
+  handoverForAppend,
+  handoverOf,
+  snapshotVersionAfter,
+  type TicketHandover
+} from "../../EventStore/TicketSnapshot.js"
 import { withSpan } from "../../Observability/Spans.js"
 import { searchDocument } from "../../Search/SearchText.js"
 import { slaProjection } from "../../Sla/SlaProjection.js"
@@ -169,6 +175,20 @@ const TICKET_EVENT_TYPES: ReadonlyArray<string> = Object.keys(ticketEventClasses
 export const ticketProjection: InlineProjection = {
   name: "tickets",
   eventTypes: TICKET_EVENT_TYPES,
+  // A handed-over stream's rows are known before its append: they are written in the append's statement.
+  writeWithAppend: (sql, appends, context, appended) => {
+    const folded: Array<FoldedStream> = []
+    const streamIds = new Set<string>()
+    const once = appends.filter((a) => appends.filter((b) => b.streamId === a.streamId).length === 1)
+    for (const append of once) {
+      const handover = handoverForAppend(context, append)
+      if (handover === undefined) continue
+      streamIds.add(append.streamId)
+      const rows = handedOverRows(append.streamId, handover)
+      if (rows !== null) folded.push(rows)
+    }
+    return streamIds.size === 0 ? undefined : { expressions: rowWrites(sql, folded, appended), streamIds }
+  },
   apply: (events, context) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
@@ -179,17 +199,9 @@ export const ticketProjection: InlineProjection = {
       for (const [streamId, list] of streams) {
         const handover = handoverOf(context, streamId, list)
         if (handover === undefined) continue
-        const handed = handover.before
         streams.delete(streamId)
-        const fold: StreamFold = {
-          ...handed,
-          messages: handed.state._tag === "Ticket" ? handed.state.messages : [],
-          changedAt: new Map()
-        }
-        const previous = handed.state._tag === "Ticket" ? handed.state.messages : []
-        foldDecoded(fold, handover.events)
-        const rows = rowsOf(streamId, fold, handed.version)
-        if (rows !== null) folded.push(withRemoved(rows, previous, fold.messages))
+        const rows = handedOverRows(streamId, handover)
+        if (rows !== null) folded.push(rows)
       }
       if (streams.size === 0) return yield* writeRows(folded)
 
@@ -221,6 +233,20 @@ export const ticketProjection: InlineProjection = {
     (sql) => sql`TRUNCATE hd_tickets, hd_ticket_messages, hd_ticket_snapshots`
   ).pipe(Effect.asVoid),
   replayer: () => ticketReplayer()
+}
+
+/** The rows of a stream whose writer handed over its fold: the fold evolved with the write's events, nothing read. */
+const handedOverRows = (streamId: string, handover: TicketHandover): FoldedStream | null => {
+  const handed = handover.before
+  const fold: StreamFold = {
+    ...handed,
+    messages: handed.state._tag === "Ticket" ? handed.state.messages : [],
+    changedAt: new Map()
+  }
+  const previous = handed.state._tag === "Ticket" ? handed.state.messages : []
+  foldDecoded(fold, handover.events)
+  const rows = rowsOf(streamId, fold, handed.version)
+  return rows === null ? null : withRemoved(rows, previous, fold.messages)
 }
 
 /** `rows` plus the deletes of messages the stream had before (`previous`) and no longer has (`current`). */
@@ -310,15 +336,29 @@ export const ticketReplayer = (options: { readonly streamsKept?: number } = {}):
  * One statement is one round trip and runs atomically on its own; its parts touch different rows (a stream's
  * written messages are the ones it has, its deleted ones those it no longer has), so they do not need to see
  * each other's effects.
+ */
+const writeRows = (folded: ReadonlyArray<FoldedStream>): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  folded.length === 0
+    ? Effect.void
+    : Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`WITH ${sql.join(", ", false)(rowWrites(sql, folded, sql.literal("TRUE")))} SELECT 1`
+      ).pipe(Effect.asVoid)
+
+/**
+ * {@link writeRows}' parts, as common table expressions (`tickets_…`) that write only where `condition` holds (how
+ * they go with an append: `InlineProjection.writeWithAppend`).
  *
  * Rows travel as one JSON document per table: one parameter to send and one parse on the server, where arrays
  * of JSON texts would be escaped twice and parsed twice. Views go in encoded by their schema (`StoredViews.ts`),
  * and the listing columns are copied from the encoded view, so a column and its view never disagree.
  */
-const writeRows = (
-  folded: ReadonlyArray<FoldedStream>
-): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> => {
-  if (folded.length === 0) return Effect.void
+const rowWrites = (
+  sql: SqlClient.SqlClient,
+  folded: ReadonlyArray<FoldedStream>,
+  condition: Statement.Fragment
+): ReadonlyArray<Statement.Fragment> => {
+  if (folded.length === 0) return []
   const tickets = JSON.stringify(folded.map((f) => ticketJson(f.ticket)))
   const messages = JSON.stringify(folded.flatMap((f) => f.messages.map(messageJson)))
   const removedTickets: Array<number> = []
@@ -330,10 +370,8 @@ const writeRows = (
     }
   }
   const snapshots = folded.flatMap((f) => (f.snapshot === null ? [] : [f.snapshot]))
-  return Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`
-      WITH tickets AS (
+  const parts = [
+    sql`tickets_rows AS (
         INSERT INTO hd_tickets AS t (
           ticket_id, stream_id, organization_id, version, view, status, priority, assignee_id, inbox_id, waiting_on,
           classification, snoozed_until, waiting_on_customer_since, is_spam, merged_into, created_at, updated_at,
@@ -344,7 +382,7 @@ const writeRows = (
           priority text, assignee_id bigint, inbox_id bigint, waiting_on text, classification text,
           snoozed_until timestamptz, waiting_on_customer_since timestamptz, is_spam boolean, merged_into bigint,
           created_at timestamptz, updated_at timestamptz, search_text text
-        )
+        ) WHERE ${condition}
         ON CONFLICT (ticket_id) DO UPDATE SET
           stream_id = excluded.stream_id, organization_id = excluded.organization_id, version = excluded.version,
           view = excluded.view, status = excluded.status, priority = excluded.priority,
@@ -354,36 +392,37 @@ const writeRows = (
           merged_into = excluded.merged_into, created_at = excluded.created_at, updated_at = excluded.updated_at,
           search_text = excluded.search_text
         WHERE t.version < excluded.version
-      ), messages AS (
+      )`,
+    sql`tickets_messages AS (
         INSERT INTO hd_ticket_messages AS m (ticket_id, message_id, ticket_version, view, created_at, search_text)
         SELECT * FROM jsonb_to_recordset(${messages}::jsonb) AS r(
           ticket_id bigint, message_id bigint, ticket_version bigint, view jsonb, created_at timestamptz,
           search_text text
-        )
+        ) WHERE ${condition}
         ON CONFLICT (ticket_id, message_id) DO UPDATE SET
           ticket_version = excluded.ticket_version, view = excluded.view, created_at = excluded.created_at,
           search_text = excluded.search_text
         WHERE m.ticket_version < excluded.ticket_version
-      ), removed AS (
+      )`,
+    sql`tickets_removed AS (
         DELETE FROM hd_ticket_messages m
         USING unnest(${removedTickets}::bigint[], ${removedMessages}::bigint[]) AS r(ticket_id, message_id)
-        WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id
-      )${
-        snapshots.length === 0
-          ? sql``
-          : sql`, snapshots AS (
+        WHERE m.ticket_id = r.ticket_id AND m.message_id = r.message_id AND ${condition}
+      )`
+  ]
+  if (snapshots.length > 0)
+    parts.push(sql`tickets_snapshots AS (
         INSERT INTO hd_ticket_snapshots AS s (stream_id, version, schema_version, state)
         SELECT r.stream_id, r.version, ${TICKET_STATE_VERSION}, r.state
         FROM unnest(${snapshots.map((x) => x.streamId)}::text[], ${snapshots.map((x) => x.version)}::bigint[],
           ${snapshots.map((x) => x.state)}::jsonb[]) AS r(stream_id, version, state)
+        WHERE ${condition}
         ON CONFLICT (stream_id) DO UPDATE SET
           version = excluded.version, schema_version = excluded.schema_version, state = excluded.state,
           updated_at = now()
         WHERE s.version < excluded.version OR s.schema_version <> excluded.schema_version
-      )`
-      }
-      SELECT 1`
-  ).pipe(Effect.asVoid)
+      )`)
+  return parts
 }
 
 const ticketJson = (r: TicketRow) => {
