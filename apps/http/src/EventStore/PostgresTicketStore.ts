@@ -133,13 +133,22 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           const cachedVersions = streamIds.map((id) => cachedFolds.get(id)?.version ?? 0)
           // The locks (in stream-id order), each stream's version, and whether a cached fold's last event is still
           // the stream's: one query.
-          const rows = yield* sql<{ streamId: string; version: string; eventId: string | null }>`
+          // One stream (every write but a merge) by its key: a plan PostgreSQL keeps, where the array's unknown length
+          // has it plan the general form again on every execution.
+          const rows = yield* (streamIds.length === 1
+            ? sql<{ streamId: string; version: string; eventId: string | null }>`
+          SELECT s.stream_id, s.version, e.event_id
+          FROM hd_streams s
+          LEFT JOIN hd_events e ON e.stream_id = s.stream_id AND e.stream_position = ${cachedVersions[0]!}
+          WHERE s.stream_id = ${streamIds[0]!}
+          FOR UPDATE OF s`
+            : sql<{ streamId: string; version: string; eventId: string | null }>`
           SELECT s.stream_id, s.version, e.event_id
           FROM unnest(${streamIds}::text[], ${cachedVersions}::bigint[]) AS c(sid, cached)
           JOIN hd_streams s ON s.stream_id = c.sid
           LEFT JOIN hd_events e ON e.stream_id = c.sid AND e.stream_position = c.cached
           ORDER BY s.stream_id
-          FOR UPDATE OF s`
+          FOR UPDATE OF s`)
           const found = new Map(rows.map((row) => [row.streamId, row]))
           const starts = new Map<string, Start>()
           const cold: Array<string> = []
