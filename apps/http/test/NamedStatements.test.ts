@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { MAX_NAMED_STATEMENTS } from "../src/Database/NamedStatements.js"
+import { PLAN_CACHE_MODE } from "../src/Database/PgPool.js"
 import { testPgLive, usesRealPostgres } from "./support/TestDatabase.js"
 
 // One connection, so every statement below runs in the session whose prepared statements are inspected.
@@ -29,6 +30,22 @@ layer(OneConnectionLive, { excludeTestServices: true })("statements whose plans 
           assert.strictEqual(kept.length, 1)
           assert.match(kept[0]!.name, /^hdq_\d+$/)
         } else assert.strictEqual(kept.length, 0)
+      })
+  )
+
+  it.effect.skipIf(!usesRealPostgres)(
+    "given a session of its own, a named statement runs from its generic plan, not planned again for its values",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [mode] = yield* sql<{ mode: string }>`SELECT current_setting('plan_cache_mode') AS mode`.unprepared
+        assert.strictEqual(mode!.mode, PLAN_CACHE_MODE)
+        yield* sql`CREATE TEMPORARY TABLE named_plans (id int PRIMARY KEY)`
+        for (let i = 0; i < 3; i++) yield* sql`SELECT id FROM named_plans WHERE id = ${i}`
+        const [plans] = yield* sql<{ genericPlans: string; customPlans: string }>`
+          SELECT generic_plans, custom_plans FROM pg_prepared_statements
+          WHERE statement = 'SELECT id FROM named_plans WHERE id = $1'`.unprepared
+        assert.deepStrictEqual([Number(plans!.genericPlans), Number(plans!.customPlans)], [3, 0])
       })
   )
 

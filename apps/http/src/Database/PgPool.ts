@@ -66,6 +66,9 @@ export type PgConnection = Pick<
 
 const CONNECT_TIMEOUT = Duration.seconds(5)
 
+/** The plan cache mode of sessions that keep named statements (decision 0316). */
+export const PLAN_CACHE_MODE = "force_generic_plan"
+
 /** A pool connected once (so a wrong address fails at start, as `PgClient.layer` does) and ended with its scope. */
 const acquirePool = (connection: PgConnection) =>
   Effect.gen(function* () {
@@ -79,8 +82,11 @@ const acquirePool = (connection: PgConnection) =>
           user: connection.username,
           password: connection.password === undefined ? undefined : Redacted.value(connection.password),
           max: connection.maxConnections,
-          // Every parameterised statement under a name, its plan kept per connection (NamedStatements.ts).
-          ...(connection.namedStatements ? { Client: NamedStatementsClient } : {}),
+          // Every parameterised statement under a name, its plan kept per connection (NamedStatements.ts), and kept
+          // generic: planning it again for each execution's values cost more than running it (decision 0316).
+          ...(connection.namedStatements
+            ? { Client: NamedStatementsClient, options: `-c plan_cache_mode=${PLAN_CACHE_MODE}` }
+            : {}),
           application_name: connection.applicationName ?? "helpdesk"
         })
         // An idle connection's error (the server restarted) is the pool's to handle; unheard, it would crash node.
