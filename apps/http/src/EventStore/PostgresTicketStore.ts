@@ -135,7 +135,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           // the stream's: one query.
           // One stream (every write but a merge) by its key: a plan PostgreSQL keeps, where the array's unknown length
           // has it plan the general form again on every execution.
-          const rows = yield* (streamIds.length === 1
+          const rows = yield* streamIds.length === 1
             ? sql<{ streamId: string; version: string; eventId: string | null }>`
           SELECT s.stream_id, s.version, e.event_id
           FROM hd_streams s
@@ -148,7 +148,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           JOIN hd_streams s ON s.stream_id = c.sid
           LEFT JOIN hd_events e ON e.stream_id = c.sid AND e.stream_position = c.cached
           ORDER BY s.stream_id
-          FOR UPDATE OF s`)
+          FOR UPDATE OF s`
           const found = new Map(rows.map((row) => [row.streamId, row]))
           const starts = new Map<string, Start>()
           const cold: Array<string> = []
