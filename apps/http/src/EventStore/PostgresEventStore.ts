@@ -136,9 +136,10 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
       ) => {
         const expected = append.expected
         const events = append.events
-        const readColumns = sql.join("", false)(reads.map((read, i) => sql`, ${read} AS ${sql(`read${i}`)}`))
+        const named = (i: number) => sql(`read${i}`)
+        const readsAs = sql.join("", false)(reads.map((read, i) => sql`, ${read} AS ${named(i)}`))
         const call = sql`
-          SELECT outcome, version, global_positions, transaction_id, created_at${readColumns} FROM hd_append_to_stream(
+          SELECT outcome, version, global_positions, transaction_id, created_at${readsAs} FROM hd_append_to_stream(
             ${append.streamId}, ${append.streamType}, ${expected._tag},
             ${expected._tag === "Exact" ? expected.version : null}, ${append.close === true},
             ${events.map((e) => e.eventId)}::uuid[],
@@ -147,15 +148,13 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
             ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
             ${events.map((e) => JSON.stringify(e.metadata ?? {}))}::jsonb[]
           )`
+        const readNames = sql.join("", false)(reads.map((_, i) => sql`, ${named(i)}`))
         const statement =
           writes.length === 0
             ? call
             : sql`
           WITH appended AS (${call}), ${sql.join(", ", false)(writes)}
-          SELECT outcome, version, global_positions, transaction_id, created_at${sql.join(
-            "",
-            false
-          )(reads.map((_, i) => sql`, ${sql(`read${i}`)}`))} FROM appended`
+          SELECT outcome, version, global_positions, transaction_id, created_at${readNames} FROM appended`
         return sql<AppendRow & Record<`read${number}`, unknown>>`${statement}`.pipe(Effect.map((rows) => rows[0]!))
       }
 
