@@ -71,17 +71,22 @@ const run = Effect.scoped(
       content: `Reply number ${i}: thanks for waiting, we are looking into the delivery.`,
       is_visible_to_customer: true
     })
-    /** One client's replies to one ticket, one after another: their latencies and statuses. */
-    const replies = (port: number, ticketId: number, count: number) =>
+    /**
+     * One client's replies to one ticket of `server`, one after another: their latencies and statuses, and the
+     * server process's CPU time per reply (µs, user + system, all its threads).
+     */
+    const replies = (server: Benchmark.ServerProcess<Ready>, ticketId: number, count: number) =>
       Effect.gen(function* () {
         const latencies: Array<number> = []
         const statuses = new Map<number, number>()
+        const cpuBefore = yield* server.cpuMicros
         for (let i = 0; i < count; i++) {
-          const { status, ms } = yield* postTo(port, `${ticketId}/messages/`, reply(i))
+          const { status, ms } = yield* postTo(server.port, `${ticketId}/messages/`, reply(i))
           statuses.set(status, (statuses.get(status) ?? 0) + 1)
           latencies.push(ms)
         }
-        return { latencies, statuses: JSON.stringify(Object.fromEntries(statuses)) }
+        const cpuPerReply = ((yield* server.cpuMicros) - cpuBefore) / count
+        return { latencies, statuses: JSON.stringify(Object.fromEntries(statuses)), cpuPerReply }
       })
 
     const [ticket, contended, warm, bareTicket] = app.ticketIds as [number, number, number, number]
@@ -105,16 +110,16 @@ const run = Effect.scoped(
       BENCH_DATABASE_URL: withDatabase(baseUrl, database),
       BENCH_ORGANIZATION_ID: app.organizationId
     })
-    yield* replies(bare.port, warm, WARMUP)
-    const bareRun = yield* replies(bare.port, bareTicket, BARE_REPLIES)
+    yield* replies(bare, warm, WARMUP)
+    const bareRun = yield* replies(bare, bareTicket, BARE_REPLIES)
     const bareMedian = median(bareRun.latencies)
     yield* Console.log(
-      `baseline: bare node:http + pg, the same writes in one transaction, one client, ${BARE_REPLIES} replies after ${WARMUP} to warm it (statuses ${bareRun.statuses}): median ${bareMedian.toFixed(2)} ms\n`
+      `baseline: bare node:http + pg, the same writes in one transaction, one client, ${BARE_REPLIES} replies after ${WARMUP} to warm it (statuses ${bareRun.statuses}): median ${bareMedian.toFixed(2)} ms, server CPU ${bareRun.cpuPerReply.toFixed(0)} µs per reply\n`
     )
 
     // The service, warmed with replies to another ticket; then one client, one ticket, one reply after another.
-    yield* replies(app.port, warm, WARMUP)
-    const { latencies, statuses } = yield* replies(app.port, ticket, REPLIES)
+    yield* replies(app, warm, WARMUP)
+    const { latencies, statuses, cpuPerReply } = yield* replies(app, ticket, REPLIES)
     const first = median(latencies.slice(0, 100))
     const last = median(latencies.slice(-100))
     yield* Console.log(
@@ -128,6 +133,9 @@ const run = Effect.scoped(
     }
     yield* Console.log(
       `  median of replies 1–100 ${first.toFixed(2)} ms, of replies ${REPLIES - 99}–${REPLIES} ${last.toFixed(2)} ms (${(last / first).toFixed(2)}×; target ≤ 4 ms and ≤ 1.3×): ${last <= 4 && last / first <= 1.3 ? "met" : "NOT met"}`
+    )
+    yield* Console.log(
+      `  server CPU ${cpuPerReply.toFixed(0)} µs per reply (${(cpuPerReply / bareRun.cpuPerReply).toFixed(2)}× the baseline's)`
     )
 
     // Many clients, one ticket, at once.
