@@ -246,7 +246,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
               state: write.after,
               version,
               waitingSince: waitingSinceOf(write.before.waitingSince, write.events),
-              snapshotVersion: snapshotVersionAfter(write.before.snapshotVersion, version),
+              snapshotVersion: snapshotVersionAfter(write.before.snapshotVersion, version, write.after),
               lastEventId: last.eventId
             })
           })

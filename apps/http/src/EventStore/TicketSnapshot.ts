@@ -57,14 +57,31 @@ export const handoverForAppend = (
 export const emptyFold: TicketFold = { state: { _tag: "NoTicket" }, version: 0, waitingSince: null, snapshotVersion: 0 }
 
 /**
- * Events between snapshots: a load without a cached fold reads the snapshot and fewer than this many events after
- * it; a snapshot (the whole state, O(messages) to write) is written by one append in this many.
+ * Events between snapshots of a ticket of up to 256 messages: a load without a cached fold reads the snapshot and
+ * fewer than this many events after it; a snapshot (the whole state, O(messages) to write) is written by one append
+ * in this many.
  */
 export const SNAPSHOT_EVERY = 32
 
-/** The stream's snapshot version once it is at `version`: `version` when a new snapshot is due, else as it was. */
-export const snapshotVersionAfter = (snapshotVersion: number, version: number): number =>
-  version - snapshotVersion >= SNAPSHOT_EVERY ? version : snapshotVersion
+/** Messages of a longer ticket per event between its snapshots (see {@link snapshotInterval}). */
+export const SNAPSHOT_MESSAGES_PER_EVENT = 8
+
+/**
+ * Events between snapshots of a ticket of `messages` messages: {@link SNAPSHOT_EVERY}, or an eighth of its messages
+ * once that is more. A snapshot costs its messages to write, so a write's share stays that of 8 messages however long
+ * the ticket grows; a cold load reads at most an eighth as many events as the snapshot holds messages.
+ */
+export const snapshotInterval = (messages: number): number =>
+  Math.max(SNAPSHOT_EVERY, Math.ceil(messages / SNAPSHOT_MESSAGES_PER_EVENT))
+
+/**
+ * The stream's snapshot version once it is at `version` with `state`: `version` when a new snapshot is due, else as
+ * it was.
+ */
+export const snapshotVersionAfter = (snapshotVersion: number, version: number, state: TicketState): number =>
+  version - snapshotVersion >= snapshotInterval(state._tag === "Ticket" ? state.messages.length : 0)
+    ? version
+    : snapshotVersion
 
 const INSTANT = "$hd_instant"
 

@@ -27,6 +27,7 @@ import {
 import { withSpan } from "../../Observability/Spans.js"
 import { searchDocument } from "../../Search/SearchText.js"
 import { slaProjection } from "../../Sla/SlaProjection.js"
+import { forEachChanged, removedIds } from "./MessageChanges.js"
 import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
 import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"
 
@@ -106,11 +107,8 @@ const foldDecoded = (fold: StreamFold, events: ReadonlyArray<TicketEvent>): void
     waitingSince = waitingSinceAfter(waitingSince, event)
     if (state._tag !== "Ticket" || state.messages === messages) continue
     // Messages an event did not change are the same objects (evolve's contract): only the changed ones differ.
-    const before = new Map<number, MessageState>()
-    for (const m of messages) before.set(m.id, m)
-    for (const message of state.messages) {
-      if (before.get(message.id) !== message) fold.changedAt.set(message.id, fold.version + i + 1)
-    }
+    const position = fold.version + i + 1
+    forEachChanged(messages, state.messages, (message) => fold.changedAt.set(message.id, position))
     messages = state.messages
   }
   fold.state = state
@@ -128,8 +126,17 @@ const rowsOf = (streamId: string, fold: StreamFold, previousVersion: number): Fo
   if (fold.state._tag !== "Ticket") return null
   const ticket = fold.state
   const { changedAt } = fold
-  const current = new Set(ticket.messages.map((m) => m.id))
-  const snapshotVersion = snapshotVersionAfter(fold.snapshotVersion, fold.version)
+  // The changed messages the ticket still has: a handed-over write changed one or two of them, not all.
+  const messages: Array<MessageRow> = []
+  const present = new Set<number>()
+  for (const m of ticket.messages) {
+    const changed = changedAt.get(m.id)
+    if (changed === undefined) continue
+    present.add(m.id)
+    if (changed > previousVersion)
+      messages.push({ ticketId: ticket.id, ticketVersion: changed, view: messageView(ticket.id, m) })
+  }
+  const snapshotVersion = snapshotVersionAfter(fold.snapshotVersion, fold.version, ticket)
   const snapshot =
     snapshotVersion === fold.snapshotVersion ? null : { streamId, version: fold.version, state: encodeSnapshot(fold) }
   fold.snapshotVersion = snapshotVersion
@@ -142,10 +149,8 @@ const rowsOf = (streamId: string, fold: StreamFold, previousVersion: number): Fo
       view: ticketView(ticket),
       waitingOnCustomerSince: waitingOnCustomerSince(ticket, fold.waitingSince)
     },
-    messages: ticket.messages
-      .filter((m) => (changedAt.get(m.id) ?? 0) > previousVersion)
-      .map((m) => ({ ticketId: ticket.id, ticketVersion: changedAt.get(m.id)!, view: messageView(ticket.id, m) })),
-    removedMessageIds: [...changedAt.keys()].filter((id) => !current.has(id))
+    messages,
+    removedMessageIds: present.size === changedAt.size ? [] : [...changedAt.keys()].filter((id) => !present.has(id))
   }
 }
 
@@ -255,10 +260,7 @@ const withRemoved = (
   previous: ReadonlyArray<MessageState>,
   current: ReadonlyArray<MessageState>
 ): FoldedStream => {
-  if (previous === current || previous.length === 0) return rows
-  const kept = new Set<number>()
-  for (const m of current) kept.add(m.id)
-  const removed = previous.filter((m) => !kept.has(m.id)).map((m) => m.id)
+  const removed = removedIds(previous, current)
   return removed.length === 0 ? rows : { ...rows, removedMessageIds: [...rows.removedMessageIds, ...removed] }
 }
 
