@@ -14,7 +14,8 @@ import { openLoad } from "./OpenLoad.js"
  * version, message and ticket rows, outbox row) in one transaction, without authentication or framework. Servers run in child
  * processes so the load generator does not share their event loop. `GET ticket` and the baseline alternate for
  * `BENCH_ROUNDS` rounds (default 5; the median round is the figure). Each scenario runs `BENCH_SECONDS` (default 10)
- * at `BENCH_CONNECTIONS` (default 50) connections. Targets: `GET ticket` ≥ 50% of the baseline's requests/s, p99
+ * at `BENCH_CONNECTIONS` (default 50) connections; each server writes for `BENCH_WRITE_WARMUP` seconds (default 20)
+ * before its write scenario is measured. Targets: `GET ticket` ≥ 50% of the baseline's requests/s, p99
  * under 20 ms; `POST message` ≥ 40% of the bare write's.
  */
 
@@ -22,6 +23,7 @@ const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const WRITE_WARMUP = Number(process.env.BENCH_WRITE_WARMUP ?? 20)
 const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
 
 interface Ready {
@@ -115,25 +117,27 @@ const run = Effect.scoped(
       app
     )
     yield* Console.log(line(healthz, baseline))
+    // The other reads, each warmed as `GET ticket` was.
+    const organizationUrl = `http://127.0.0.1:${app.port}${app.organizationPath}`
+    yield* load("warm-up", { url: organizationUrl, headers, duration: 3 })
     const getOrganization = yield* load(
       "service GET /organizations/{id}/ (auth + 1 query)",
-      { url: `http://127.0.0.1:${app.port}${app.organizationPath}`, headers },
+      { url: organizationUrl, headers },
       app
     )
     yield* Console.log(line(getOrganization, baseline))
-    const getMessages = yield* load(
-      "GET …/tickets/{id}/messages/ (10 messages)",
-      { url: `http://127.0.0.1:${app.port}${ticketPath}messages/`, headers },
-      app
-    )
+    const messagesUrl = `http://127.0.0.1:${app.port}${ticketPath}messages/`
+    yield* load("warm-up", { url: messagesUrl, headers, duration: 3 })
+    const getMessages = yield* load("GET …/tickets/{id}/messages/ (10 messages)", { url: messagesUrl, headers }, app)
     yield* Console.log(line(getMessages, baseline))
     // The service's replies first: the baseline's writes below do not go through the domain, so the service must not
     // read its streams after them.
-    const postMessages = (label: string, server: Benchmark.ServerProcess<Ready>) => {
+    const postMessages = (label: string, server: Benchmark.ServerProcess<Ready>, duration = SECONDS) => {
       let next = 0
       return load(
         label,
         {
+          duration,
           url: `http://127.0.0.1:${server.port}`,
           requests: [
             {
@@ -150,7 +154,12 @@ const run = Effect.scoped(
         server
       )
     }
+    // Each server is warmed with the same writes first, as a running service is: a write path is several times the
+    // code of a read, and V8 is still compiling it well after the reads' warm-up.
+    yield* Console.log(`(each write scenario after ${WRITE_WARMUP} s of the same writes to warm the server)`)
+    yield* postMessages("warm-up", app, WRITE_WARMUP)
     const postMessage = yield* postMessages(`POST …/messages/ (round-robin over ${ticketIds.length} tickets)`, app)
+    yield* postMessages("warm-up", base, WRITE_WARMUP)
     const postBaseline = yield* postMessages("baseline: node:http + pg, the same writes in one transaction", base)
     yield* Console.log(line(postBaseline))
     yield* Console.log(line(postMessage, postBaseline))
