@@ -33,7 +33,7 @@ export const PgLive = Layer.unwrapScoped(
     )
     // PGlite runs one session, and pglite-socket can mix up exchanges of concurrent connections (a valid
     // token was seen to read as missing): one connection per process keeps each exchange whole. That one
-    // session outlives every connection (the pool reconnects after 10 s idle), so no named statements.
+    // session outlives every connection (the pool replaces one that failed), so no named statements.
     return PgPool.layer({ ...embedded, maxConnections: 1, namedStatements: false, ...clientOptions })
   })
 )

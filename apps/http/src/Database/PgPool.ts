@@ -82,6 +82,9 @@ const acquirePool = (connection: PgConnection) =>
           user: connection.username,
           password: connection.password === undefined ? undefined : Redacted.value(connection.password),
           max: connection.maxConnections,
+          // A fixed-size pool: a connection once opened is kept, so the first burst after a lull does not wait on
+          // a reconnect for every request in flight (and on preparing every named statement again; decision 0317).
+          min: connection.maxConnections,
           // Every parameterised statement under a name, its plan kept per connection (NamedStatements.ts), and kept
           // generic: planning it again for each execution's values cost more than running it (decision 0316).
           ...(connection.namedStatements
