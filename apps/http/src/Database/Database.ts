@@ -1,14 +1,15 @@
 import { NodeContext } from "@effect/platform-node"
 import { PgMigrator } from "@effect/sql-pg"
-import { Config, Effect, Layer, Option, String as Str } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
+import { columnOfField, fieldOfColumn } from "./ColumnNames.js"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
 import { migrations } from "./migrations/index.js"
 import * as PgPool from "./PgPool.js"
 
 /** Client options every connection of the service uses: snake_case columns, camelCase in code. */
 export const clientOptions = {
-  transformQueryNames: Str.camelToSnake,
-  transformResultNames: Str.snakeToCamel,
+  transformQueryNames: columnOfField,
+  transformResultNames: fieldOfColumn,
   // jsonb payloads (event data) keep their own keys.
   transformJson: false,
   applicationName: "helpdesk"
