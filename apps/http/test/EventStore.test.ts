@@ -368,6 +368,33 @@ describe("PostgreSQL event store", () => {
         })
       )
 
+      it.effect("several events of one append keep their own data and metadata, in order, whatever their text", () =>
+        Effect.gen(function* () {
+          const store = yield* EventStore
+          const id = freshStream()
+          const shapes: ReadonlyArray<{
+            readonly data: Record<string, unknown>
+            readonly metadata: Record<string, unknown>
+          }> = [
+            { data: { text: 'a "quoted", {braced} word\\ and NULL' }, metadata: { n: 1 } },
+            { data: { text: "NULL", list: ["{", "}", ",", '"', "\\"] }, metadata: {} },
+            { data: {}, metadata: { note: "é ✓ 🎫 \n line" } },
+            { data: { nested: [[1, 2], { deeper: [null, true, 1.5] }] }, metadata: { n: 4 } }
+          ]
+          yield* store.append([
+            appendTo(
+              id,
+              ExpectedVersion.noStream,
+              shapes.map((shape, i) => ({ ...newEvent(`Shape${i}`, shape.data), metadata: shape.metadata }))
+            )
+          ])
+          const stored = yield* store.readStream(id)
+          expect(stored.map((e) => [e.type, e.data, e.metadata])).toEqual(
+            shapes.map((shape, i) => [`Shape${i}`, shape.data, shape.metadata])
+          )
+        })
+      )
+
       it.effect("a conflict takes no global position: the next append's position follows the last one", () =>
         Effect.gen(function* () {
           const store = yield* EventStore

@@ -125,6 +125,11 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
         return undefined
       }
 
+      // A `jsonb[]` sent as one JSON array: as an array parameter, `pg` would escape every payload into an array
+      // literal and PostgreSQL parse that literal before each payload.
+      const jsonbArray = (values: ReadonlyArray<unknown>) =>
+        sql`ARRAY(SELECT v FROM jsonb_array_elements(${JSON.stringify(values)}::jsonb) WITH ORDINALITY AS e(v, n) ORDER BY n)`
+
       /**
        * One stream's append; `reads` (the projections' {@link InlineProjection.readWithAppend}) come back with it as the
        * columns `read0`, `read1`, …, and `writes` (their {@link InlineProjection.writeWithAppend}) are made with it.
@@ -145,8 +150,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
             ${events.map((e) => e.eventId)}::uuid[],
             ${events.map((e) => e.type)}::text[],
             ${events.map((e) => e.schemaVersion)}::integer[],
-            ${events.map((e) => JSON.stringify(e.data))}::jsonb[],
-            ${events.map((e) => JSON.stringify(e.metadata ?? {}))}::jsonb[]
+            ${jsonbArray(events.map((e) => e.data))},
+            ${jsonbArray(events.map((e) => e.metadata ?? {}))}
           )`
         const readNames = sql.join("", false)(reads.map((_, i) => sql`, ${named(i)}`))
         const statement =
