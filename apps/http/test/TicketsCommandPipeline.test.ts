@@ -204,7 +204,9 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
       Effect.gen(function* () {
         const { org, t } = yield* organizationWithTicket()
         for (let i = 0; i < SNAPSHOT_EVERY + 8; i++) {
-          const response = yield* postMessage(org, t.id, { content: `Note ${i}`, is_visible_to_customer: false })
+          // Quotes, backslashes, braces and non-ASCII text: the snapshot carries them through its JSON.
+          const content = `Note ${i}: "quoted", back\\slash, {braced}, é 🎫`
+          const response = yield* postMessage(org, t.id, { content, is_visible_to_customer: false })
           assert.strictEqual(response.status, 201, response.text)
         }
         const version = yield* streamVersion(t.id)

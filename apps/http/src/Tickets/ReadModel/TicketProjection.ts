@@ -416,8 +416,7 @@ const rowWrites = (
     parts.push(sql`tickets_snapshots AS (
         INSERT INTO hd_ticket_snapshots AS s (stream_id, version, schema_version, state)
         SELECT r.stream_id, r.version, ${TICKET_STATE_VERSION}, r.state
-        FROM unnest(${snapshots.map((x) => x.streamId)}::text[], ${snapshots.map((x) => x.version)}::bigint[],
-          ${snapshots.map((x) => x.state)}::jsonb[]) AS r(stream_id, version, state)
+        FROM jsonb_to_recordset(${snapshotRecords(snapshots)}::jsonb) AS r(stream_id text, version bigint, state jsonb)
         WHERE ${condition}
         ON CONFLICT (stream_id) DO UPDATE SET
           version = excluded.version, schema_version = excluded.schema_version, state = excluded.state,
@@ -426,6 +425,11 @@ const rowWrites = (
       )`)
   return parts
 }
+
+// The snapshots as one JSON array with each state's text embedded as it is. As a `jsonb[]` parameter, `pg` would
+// escape every state (hundreds of kB for a long ticket) into an array literal, and PostgreSQL parse that literal.
+const snapshotRecords = (snapshots: ReadonlyArray<SnapshotRow>) =>
+  `[${snapshots.map((x) => `{"stream_id":${JSON.stringify(x.streamId)},"version":${x.version},"state":${x.state}}`).join(",")}]`
 
 const ticketJson = (r: TicketRow) => {
   const view = encodeTicketView(r.view)
