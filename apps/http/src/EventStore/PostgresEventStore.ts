@@ -125,8 +125,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
         return undefined
       }
 
-      // A `jsonb[]` sent as one JSON array: as an array parameter, `pg` would escape every payload into an array
-      // literal and PostgreSQL parse that literal before each payload.
+      // A `jsonb[]` sent as one JSON array (decision 0318): as an array parameter, `pg` would escape every payload
+      // into an array literal and PostgreSQL parse that literal before each payload.
       const jsonbArray = (values: ReadonlyArray<unknown>) =>
         sql`ARRAY(SELECT v FROM jsonb_array_elements(${JSON.stringify(values)}::jsonb) WITH ORDINALITY AS e(v, n) ORDER BY n)`
 

@@ -426,7 +426,7 @@ const rowWrites = (
   return parts
 }
 
-// The snapshots as one JSON array with each state's text embedded as it is. As a `jsonb[]` parameter, `pg` would
+// The snapshots as one JSON array with each state's text embedded as it is (decision 0318). As a `jsonb[]`, `pg` would
 // escape every state (hundreds of kB for a long ticket) into an array literal, and PostgreSQL parse that literal.
 const snapshotRecords = (snapshots: ReadonlyArray<SnapshotRow>) =>
   `[${snapshots.map((x) => `{"stream_id":${JSON.stringify(x.streamId)},"version":${x.version},"state":${x.state}}`).join(",")}]`
