@@ -8,15 +8,16 @@ import { machine } from "./Benchmark.js"
 import { openLoad } from "./OpenLoad.js"
 
 /**
- * `GET ticket`, `GET messages` and `POST message` over HTTP against the running service on PostgreSQL, with
- * autocannon, beside a minimal baseline measured in the same run: bare `node:http` + `pg` answering the same
- * `GET ticket` from the same read table (`hd_tickets`), and performing `POST message`'s writes (event, stream
- * version, message and ticket rows, outbox row) in one transaction, without authentication or framework. Servers run in child
- * processes so the load generator does not share their event loop. `GET ticket` and the baseline alternate for
- * `BENCH_ROUNDS` rounds (default 5; the median round is the figure). Each scenario runs `BENCH_SECONDS` (default 10)
- * at `BENCH_CONNECTIONS` (default 50) connections; each server writes for `BENCH_WRITE_WARMUP` seconds (default 20)
- * before its write scenario is measured. Targets: `GET ticket` ≥ 50% of the baseline's requests/s, p99
- * under 20 ms; `POST message` ≥ 40% of the bare write's.
+ * The reads and `POST message` over HTTP against the running service on PostgreSQL, with autocannon, each beside a
+ * minimal baseline measured in the same run: bare `node:http` + `pg` sending the query the service sends for that read
+ * (`GET` ticket, organization, customer, a page of 25 messages, a page of 25 tickets), and performing
+ * `POST message`'s writes (event, stream version, message and ticket rows, outbox row) in one transaction, without
+ * authentication or framework. Servers run in child processes so the load generator does not share their event loop.
+ * `GET ticket` and its baseline alternate for `BENCH_ROUNDS` rounds (default 5; the median round is the figure). Each
+ * scenario runs `BENCH_SECONDS` (default 10) at `BENCH_CONNECTIONS` (default 50) connections; each server writes for
+ * `BENCH_WRITE_WARMUP` seconds (default 20) before its write scenario is measured. Targets: `GET` ticket,
+ * organization and customer ≥ 50% of their baselines' requests/s, messages and tickets ≥ 40%, every read's p99 under
+ * 20 ms; `POST message` ≥ 40% of the bare write's.
  */
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
@@ -32,6 +33,7 @@ interface Ready {
   readonly organizationPath?: string
   readonly organizationId?: OrganizationId
   readonly ticketIds?: ReadonlyArray<number>
+  readonly customerIds?: ReadonlyArray<number>
 }
 
 /** Starts a server child process and waits for it to listen; stopped when the scope closes. */
@@ -68,6 +70,12 @@ const load = (label: string, options: autocannon.Options, server?: Benchmark.Ser
 
 const line = (f: Figures, baseline?: Figures) =>
   `${f.label.padEnd(44)} ${f.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${String(f.p50).padStart(3)} ms   p99 ${String(f.p99).padStart(3)} ms   (${f.total} requests, ${f.non2xx} non-2xx, ${f.errors} errors)${f.cpuPerRequest === undefined ? "" : `   server CPU ${f.cpuPerRequest.toFixed(0)} µs/req`}${baseline === undefined ? "" : `   ${((100 * f.requestsPerSecond) / baseline.requestsPerSecond).toFixed(1)}% of baseline`}`
+
+/** A read's target: `service` at least `share` of `bare`'s requests/s, with p99 under 20 ms. */
+const verdict = (label: string, service: Figures, bare: Figures, share: number) => {
+  const ratio = service.requestsPerSecond / bare.requestsPerSecond
+  return `${label}: ${(100 * ratio).toFixed(1)}% of its baseline's requests/s (target ≥ ${100 * share}%), p99 ${service.p99} ms (target < 20 ms): ${ratio >= share && service.p99 < 20 ? "met" : "NOT met"}`
+}
 
 const run = Effect.scoped(
   Effect.gen(function* () {
@@ -117,19 +125,30 @@ const run = Effect.scoped(
       app
     )
     yield* Console.log(line(healthz, baseline))
-    // The other reads, each warmed as `GET ticket` was.
-    const organizationUrl = `http://127.0.0.1:${app.port}${app.organizationPath}`
-    yield* load("warm-up", { url: organizationUrl, headers, duration: 3 })
-    const getOrganization = yield* load(
-      "service GET /organizations/{id}/ (auth + 1 query)",
-      { url: organizationUrl, headers },
-      app
-    )
-    yield* Console.log(line(getOrganization, baseline))
-    const messagesUrl = `http://127.0.0.1:${app.port}${ticketPath}messages/`
-    yield* load("warm-up", { url: messagesUrl, headers, duration: 3 })
-    const getMessages = yield* load("GET …/tickets/{id}/messages/ (10 messages)", { url: messagesUrl, headers }, app)
-    yield* Console.log(line(getMessages, baseline))
+    // The other reads, each beside a baseline that sends the same query, both warmed as `GET ticket` was.
+    const otherReads = [
+      { label: "GET /organizations/{id}/", path: app.organizationPath!, target: 0.5 },
+      { label: "GET …/customers/{id}/", path: `${app.organizationPath}customers/${app.customerIds![0]}/`, target: 0.5 },
+      { label: `GET …/tickets/{id}/messages/ (page of 25)`, path: `${ticketPath}messages/`, target: 0.4 },
+      {
+        label: `GET …/tickets/ (page of 25 of ${ticketIds.length})`,
+        path: `${app.organizationPath}tickets/`,
+        target: 0.4
+      }
+    ]
+    const readVerdicts: Array<string> = []
+    for (const read of otherReads) {
+      const serviceUrl = `http://127.0.0.1:${app.port}${read.path}`
+      const bareUrl = `http://127.0.0.1:${base.port}${read.path}`
+      yield* Console.log("")
+      yield* load("warm-up", { url: bareUrl, duration: 3 })
+      yield* load("warm-up", { url: serviceUrl, headers, duration: 3 })
+      const bare = yield* load(`baseline: node:http + pg, ${read.label}`, { url: bareUrl }, base)
+      yield* Console.log(line(bare))
+      const service = yield* load(read.label, { url: serviceUrl, headers }, app)
+      yield* Console.log(line(service, bare))
+      readVerdicts.push(verdict(read.label, service, bare, read.target))
+    }
     // The service's replies first: the baseline's writes below do not go through the domain, so the service must not
     // read its streams after them.
     const postMessages = (label: string, server: Benchmark.ServerProcess<Ready>, duration = SECONDS) => {
@@ -167,10 +186,9 @@ const run = Effect.scoped(
     yield* Console.log(
       `POST message: ${(100 * writeRatio).toFixed(1)}% of the bare write's requests/s (target ≥ 40%): ${writeRatio >= 0.4 ? "met" : "NOT met"}`
     )
-    const ratio = getTicket.requestsPerSecond / baseline.requestsPerSecond
-    yield* Console.log(
-      `\nGET ticket (median of ${ROUNDS} rounds): ${(100 * ratio).toFixed(1)}% of the baseline's requests/s (target ≥ 50%), p99 ${getTicket.p99} ms (target < 20 ms): ${ratio >= 0.5 && getTicket.p99 < 20 ? "met" : "NOT met"}`
-    )
+    yield* Console.log("")
+    yield* Console.log(verdict(`GET ticket (median of ${ROUNDS} rounds)`, getTicket, baseline, 0.5))
+    for (const one of readVerdicts) yield* Console.log(one)
 
     // Above, each connection sends its next request as soon as it has an answer: the server is always saturated,
     // and latency is mostly queueing (50 connections / requests per second), for the baseline too. The latency of
@@ -212,6 +230,6 @@ const run = Effect.scoped(
 /** The tickets HTTP load test. */
 export const ticketsHttpBenchmark: Benchmark.Benchmark = {
   name: "tickets-http",
-  description: "GET ticket, GET messages, POST message over HTTP (autocannon) against a bare node:http + pg baseline",
+  description: "The reads and POST message over HTTP (autocannon), each against a bare node:http + pg baseline",
   run
 }

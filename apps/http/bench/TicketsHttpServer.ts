@@ -1,10 +1,11 @@
 /**
  * The server side of the tickets HTTP benchmark, run in a child process so the load generator does not share its
  * event loop. `BENCH_MODE=app`: the real service (migrations, an organization, tickets with messages) on a free
- * port; `BENCH_MODE=baseline`: bare `node:http` + `pg` answering `GET …/tickets/{id}/` from `hd_tickets` and
- * `POST …/tickets/{id}/messages/` with the same writes as the service's reply (event, stream version, message and
- * ticket rows, outbox row) in one transaction, with no auth, no framework, no projections to fold. Either sends
- * `{ port, … }` to its parent when it listens.
+ * port; `BENCH_MODE=baseline`: bare `node:http` + `pg` answering each read the benchmark measures with the query the
+ * service sends for it (`GET` ticket, organization, messages, tickets, customer), and `POST …/tickets/{id}/messages/`
+ * with the same writes as the service's reply (event, stream version, message and ticket rows, outbox row) in one
+ * transaction, with no auth, no framework, no projections to fold. Either sends `{ port, … }` to its parent when it
+ * listens.
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
@@ -50,8 +51,94 @@ const messageWrites = (ticketId: number, messageId: number, content: string, at:
 const baseline = () => {
   const pool = new pg.Pool({ connectionString: url, max: 20 })
   const organizationId = process.env.BENCH_ORGANIZATION_ID
-  const ticketRoute = /^\/organizations\/([-a-zA-Z0-9_]+)\/tickets\/(\d+)\/$/
   const messagesRoute = /^\/organizations\/([-a-zA-Z0-9_]+)\/tickets\/(\d+)\/messages\/$/
+  type Row = Readonly<Record<string, unknown>>
+  const page = (rows: ReadonlyArray<Row>) => ({
+    count: rows.length === 0 ? 0 : Number(rows[0]!.total),
+    next: null,
+    previous: null,
+    results: rows.map((row) => row.view)
+  })
+  // Each read as the service sends it (the same SQL, prepared once per connection as the service's are), its rows
+  // put in the answer's shape with nothing else: no auth, no schema, no routing beyond a regex.
+  const reads: ReadonlyArray<{
+    readonly route: RegExp
+    readonly query: (match: RegExpExecArray) => pg.QueryConfig
+    readonly answer: (rows: ReadonlyArray<Row>) => unknown
+  }> = [
+    {
+      route: /^\/organizations\/[-a-zA-Z0-9_]+\/tickets\/(\d+)\/$/,
+      query: (match) => ({
+        name: "ticket",
+        text: "SELECT view FROM hd_tickets WHERE ticket_id = $1 AND organization_id = $2",
+        values: [Number(match[1]), organizationId]
+      }),
+      answer: (rows) => rows[0]?.view
+    },
+    {
+      route: /^\/organizations\/[-a-zA-Z0-9_]+\/$/,
+      query: () => ({
+        name: "organization",
+        text: `SELECT o.id, o.public_id, o.name, o.created_at, o.updated_at, o.support_email, o.site_url, o.description,
+          o.email_from_name, o.email_subject_prefix, o.customer_max_inactivity_period,
+          o.customer_inactivity_reminder_period, o.enable_csat, o.enable_auto_tagging, o.enable_cc_email_routing,
+          o.enable_self_service, o.enable_associate_signatures, o.enable_auto_stt, o.ticket_public_id_mode,
+          o.working_language, o.subscription_status, o.subscription_plan_name, o.subscription_plan_metric,
+          o.subscription_renews_at, o.subscription_ends_at, o.subscription_trial_ends_at, o.deletion_status,
+          o.deletion_inactivity_detected_at, o.deletion_at,
+          CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'email', u.email, 'name', u.name,
+            'profile_picture_url', u.profile_picture_url) END AS created_by
+        FROM organizations o LEFT JOIN users u ON u.id = o.created_by_id WHERE o.id = $1`,
+        values: [organizationId]
+      }),
+      answer: (rows) => rows[0]
+    },
+    {
+      route: messagesRoute,
+      query: (match) => ({
+        name: "messages",
+        text: `SELECT view, (SELECT count(*) FROM hd_ticket_messages c WHERE c.ticket_id = $1) AS total
+          FROM hd_ticket_messages WHERE ticket_id = $1
+            AND EXISTS (SELECT 1 FROM hd_tickets t WHERE t.ticket_id = $1 AND t.organization_id = $2)
+          ORDER BY created_at ASC, message_id ASC LIMIT 25 OFFSET 0`,
+        values: [Number(match[2]), organizationId]
+      }),
+      answer: page
+    },
+    {
+      route: /^\/organizations\/[-a-zA-Z0-9_]+\/tickets\/$/,
+      query: () => ({
+        name: "tickets",
+        text: `SELECT view, (SELECT count(*) FROM hd_tickets
+            WHERE organization_id = $1 AND merged_into IS NULL AND is_spam = false) AS total
+          FROM hd_tickets WHERE organization_id = $1 AND merged_into IS NULL AND is_spam = false
+          ORDER BY updated_at DESC, ticket_id DESC LIMIT 25 OFFSET 0`,
+        values: [organizationId]
+      }),
+      answer: page
+    },
+    {
+      route: /^\/organizations\/[-a-zA-Z0-9_]+\/customers\/(\d+)\/$/,
+      query: (match) => ({
+        name: "customer",
+        text: `SELECT c.id, c.name, c.email, c.is_spam, c.is_company_manager, c.company_id, co.name AS company_name
+          FROM customers c LEFT JOIN companies co ON co.id = c.company_id
+          WHERE c.organization_id = $1 AND c.id = $2`,
+        values: [organizationId, Number(match[1])]
+      }),
+      answer: ([row]) =>
+        row === undefined
+          ? undefined
+          : {
+              id: row.id,
+              name: row.name,
+              email: row.email,
+              is_spam: row.is_spam,
+              company: row.company_id === null ? null : { id: row.company_id, name: row.company_name },
+              is_company_manager: row.is_company_manager
+            }
+    }
+  ]
   const readBody = (request: IncomingMessage) =>
     new Promise<string>((resolve, reject) => {
       let body = ""
@@ -134,20 +221,17 @@ const baseline = () => {
       )
       return
     }
-    const match = ticketRoute.exec(request.url ?? "")
-    if (match === null) {
-      response.writeHead(404).end()
-      return
+    for (const read of reads) {
+      const match = read.route.exec(request.url ?? "")
+      if (match !== null) {
+        answer(
+          pool.query(read.query(match)).then((result) => read.answer(result.rows)),
+          200
+        )
+        return
+      }
     }
-    answer(
-      pool
-        .query("SELECT view FROM hd_tickets WHERE ticket_id = $1 AND organization_id = $2", [
-          Number(match[2]),
-          organizationId
-        ])
-        .then((result) => result.rows[0]?.view),
-      200
-    )
+    response.writeHead(404).end()
   })
   server.listen(0, "127.0.0.1", () => {
     const address = server.address()
@@ -175,9 +259,10 @@ const app = () => {
           method: "POST",
           headers: { "x-service-token": token, "content-type": "application/json" },
           body: JSON.stringify(body)
-        }).then((r) => r.json() as Promise<{ id: number }>)
+        }).then((r) => r.json() as Promise<{ readonly id: number; readonly customer: { readonly id: number } }>)
       )
     const ticketIds: Array<number> = []
+    const customerIds: Array<number> = []
     for (let i = 0; i < Number(process.env.BENCH_TICKETS ?? 50); i++) {
       const ticket = yield* post("", {
         subject: `Benchmark ticket ${i}`,
@@ -187,15 +272,17 @@ const app = () => {
         external_recipient_emails: ["cc@example.com"]
       })
       ticketIds.push(ticket.id)
+      customerIds.push(ticket.customer.id)
     }
-    for (let m = 0; m < Number(process.env.BENCH_MESSAGES ?? 10); m++)
+    for (let m = 0; m < Number(process.env.BENCH_MESSAGES ?? 30); m++)
       yield* post(`${ticketIds[0]}/messages/`, { content: `Reply number ${m} with a few words of content.` })
     send({
       port,
       token,
       organizationPath: `/organizations/${organization.publicId}/`,
       organizationId: organization.id,
-      ticketIds
+      ticketIds,
+      customerIds
     })
     return yield* Effect.never
   })
