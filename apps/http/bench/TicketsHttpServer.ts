@@ -59,7 +59,8 @@ const baseline = () => {
     previous: null,
     results: rows.map((row) => row.view)
   })
-  // Each read as the service sends it (the same SQL, prepared once per connection as the service's are), its rows
+  // Each read as the service sends it (the same SQL, as a plain `pool.query`: the idiom of a hand-written server, while
+  // the service prepares its statements once per connection), its rows
   // put in the answer's shape with nothing else: no auth, no schema, no routing beyond a regex.
   const reads: ReadonlyArray<{
     readonly route: RegExp
@@ -69,7 +70,6 @@ const baseline = () => {
     {
       route: /^\/organizations\/[-a-zA-Z0-9_]+\/tickets\/(\d+)\/$/,
       query: (match) => ({
-        name: "ticket",
         text: "SELECT view FROM hd_tickets WHERE ticket_id = $1 AND organization_id = $2",
         values: [Number(match[1]), organizationId]
       }),
@@ -78,7 +78,6 @@ const baseline = () => {
     {
       route: /^\/organizations\/[-a-zA-Z0-9_]+\/$/,
       query: () => ({
-        name: "organization",
         text: `SELECT o.id, o.public_id, o.name, o.created_at, o.updated_at, o.support_email, o.site_url, o.description,
           o.email_from_name, o.email_subject_prefix, o.customer_max_inactivity_period,
           o.customer_inactivity_reminder_period, o.enable_csat, o.enable_auto_tagging, o.enable_cc_email_routing,
@@ -96,7 +95,6 @@ const baseline = () => {
     {
       route: messagesRoute,
       query: (match) => ({
-        name: "messages",
         text: `SELECT view, (SELECT count(*) FROM hd_ticket_messages c WHERE c.ticket_id = $1) AS total
           FROM hd_ticket_messages WHERE ticket_id = $1
             AND EXISTS (SELECT 1 FROM hd_tickets t WHERE t.ticket_id = $1 AND t.organization_id = $2)
@@ -108,7 +106,6 @@ const baseline = () => {
     {
       route: /^\/organizations\/[-a-zA-Z0-9_]+\/tickets\/$/,
       query: () => ({
-        name: "tickets",
         text: `SELECT view, (SELECT count(*) FROM hd_tickets
             WHERE organization_id = $1 AND merged_into IS NULL AND is_spam = false) AS total
           FROM hd_tickets WHERE organization_id = $1 AND merged_into IS NULL AND is_spam = false
@@ -120,7 +117,6 @@ const baseline = () => {
     {
       route: /^\/organizations\/[-a-zA-Z0-9_]+\/customers\/(\d+)\/$/,
       query: (match) => ({
-        name: "customer",
         text: `SELECT c.id, c.name, c.email, c.is_spam, c.is_company_manager, c.company_id, co.name AS company_name
           FROM customers c LEFT JOIN companies co ON co.id = c.company_id
           WHERE c.organization_id = $1 AND c.id = $2`,
