@@ -59,9 +59,9 @@ const baseline = () => {
     previous: null,
     results: rows.map((row) => row.view)
   })
-  // Each read as the service sends it (the same SQL, as a plain `pool.query`: the idiom of a hand-written server, while
-  // the service prepares its statements once per connection), its rows
-  // put in the answer's shape with nothing else: no auth, no schema, no routing beyond a regex.
+  // Each read with the SQL and parameters the service sends for it, as a plain `pool.query` (the idiom of a
+  // hand-written server; the service prepares its statements once per connection), its rows put in the answer's
+  // shape with nothing else: no auth, no schema, no routing beyond a regex.
   const reads: ReadonlyArray<{
     readonly route: RegExp
     readonly query: (match: RegExpExecArray) => pg.QueryConfig
@@ -85,21 +85,21 @@ const baseline = () => {
           o.working_language, o.subscription_status, o.subscription_plan_name, o.subscription_plan_metric,
           o.subscription_renews_at, o.subscription_ends_at, o.subscription_trial_ends_at, o.deletion_status,
           o.deletion_inactivity_detected_at, o.deletion_at,
-          CASE WHEN u.id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'email', u.email, 'name', u.name,
-            'profile_picture_url', u.profile_picture_url) END AS created_by
+          CASE WHEN "u".id IS NULL THEN NULL ELSE json_build_object('id', "u".id, 'email', "u".email,
+            'name', "u".name, 'profilePictureUrl', "u".profile_picture_url) END AS created_by
         FROM organizations o LEFT JOIN users u ON u.id = o.created_by_id WHERE o.id = $1`,
         values: [organizationId]
       }),
-      answer: (rows) => rows[0]
+      answer: ([row]) => row
     },
     {
       route: messagesRoute,
       query: (match) => ({
         text: `SELECT view, (SELECT count(*) FROM hd_ticket_messages c WHERE c.ticket_id = $1) AS total
-          FROM hd_ticket_messages WHERE ticket_id = $1
-            AND EXISTS (SELECT 1 FROM hd_tickets t WHERE t.ticket_id = $1 AND t.organization_id = $2)
-          ORDER BY created_at ASC, message_id ASC LIMIT 25 OFFSET 0`,
-        values: [Number(match[2]), organizationId]
+          FROM hd_ticket_messages WHERE ticket_id = $2
+            AND EXISTS (SELECT 1 FROM hd_tickets t WHERE t.ticket_id = $3 AND t.organization_id = $4)
+          ORDER BY created_at ASC, message_id ASC LIMIT $5 OFFSET $6`,
+        values: [Number(match[2]), Number(match[2]), Number(match[2]), organizationId, 25, 0]
       }),
       answer: page
     },
@@ -107,10 +107,10 @@ const baseline = () => {
       route: /^\/organizations\/[-a-zA-Z0-9_]+\/tickets\/$/,
       query: () => ({
         text: `SELECT view, (SELECT count(*) FROM hd_tickets
-            WHERE organization_id = $1 AND merged_into IS NULL AND is_spam = false) AS total
-          FROM hd_tickets WHERE organization_id = $1 AND merged_into IS NULL AND is_spam = false
-          ORDER BY updated_at DESC, ticket_id DESC LIMIT 25 OFFSET 0`,
-        values: [organizationId]
+            WHERE (organization_id = $1 AND merged_into IS NULL AND is_spam = $2)) AS total
+          FROM hd_tickets WHERE (organization_id = $3 AND merged_into IS NULL AND is_spam = $4)
+          ORDER BY updated_at DESC, ticket_id DESC LIMIT $5 OFFSET $6`,
+        values: [organizationId, false, organizationId, false, 25, 0]
       }),
       answer: page
     },
