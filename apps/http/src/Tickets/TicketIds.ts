@@ -3,8 +3,14 @@ import type { OrganizationId } from "@helpdesk/domain"
 import { Effect } from "effect"
 
 /**
- * The ids ticket writes hand out: ticket and message ids from their sequences, and each organization's `public_id`
- * from its counter row, in the caller's transaction.
+ * Message ids a process reserves from their sequence at a time (docs/decisions/0812-message-id-blocks.md): a message
+ * write takes one from memory, and only one write in this many pays a round trip for it.
+ */
+export const MESSAGE_ID_BLOCK = 32
+
+/**
+ * The ids ticket writes hand out: ticket ids from their sequence, message ids from blocks this process reserved of
+ * theirs, and each organization's `public_id` from its counter row, in the caller's transaction.
  */
 export class TicketIds extends Effect.Service<TicketIds>()("@helpdesk/http/Tickets/TicketIds", {
   effect: Effect.gen(function* () {
@@ -16,11 +22,27 @@ export class TicketIds extends Effect.Service<TicketIds>()("@helpdesk/http/Ticke
       Effect.orDie
     )
 
-    /** The id of a new message. */
-    const nextMessageId = sql<{ id: string }>`SELECT nextval('hd_ticket_message_id_seq') AS id`.pipe(
-      Effect.map((rows) => Number(rows[0]!.id)),
+    // Reserved and not yet handed out, in the sequence's order. Sequences are not transactional: a block taken in a
+    // transaction that rolls back stays reserved, and what a process has not handed out when it stops is a gap.
+    const reserved: Array<number> = []
+    const takeReserved = Effect.sync(() => reserved.shift()!)
+    // One reservation at a time: fibers that find nothing reserved wait for it rather than each taking a block, and
+    // every block is above the ones before it, so ids are handed out in increasing order.
+    const reserving = yield* Effect.makeSemaphore(1)
+    const reserveBlockAndTake = sql<{ id: string }>`
+      SELECT nextval('hd_ticket_message_id_seq') AS id FROM generate_series(1, ${MESSAGE_ID_BLOCK}) ORDER BY 1`.pipe(
+      Effect.flatMap((rows) => {
+        for (const row of rows) reserved.push(Number(row.id))
+        return takeReserved
+      }),
       Effect.orDie
     )
+    const reserveAndTake = reserving.withPermits(1)(
+      Effect.suspend(() => (reserved.length > 0 ? takeReserved : reserveBlockAndTake))
+    )
+
+    /** The id of a new message: unique across processes, increasing within one (not across replicas). */
+    const nextMessageId = Effect.suspend(() => (reserved.length > 0 ? takeReserved : reserveAndTake))
 
     /**
      * The next `public_id` of the organization. The counter row stays locked until the transaction ends, so
