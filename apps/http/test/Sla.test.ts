@@ -1,16 +1,22 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { ticketStreamId } from "@helpdesk/domain"
+import { type Priority, ticketStreamId } from "@helpdesk/domain"
 import { isOpenAt } from "@helpdesk/schedule"
-import { DateTime, Effect, Schema } from "effect"
+import { DateTime, Effect, Layer, Schema } from "effect"
 import { BusinessHours } from "../src/BusinessHours/BusinessHours.js"
 import { compileStored, type WeeklyHours } from "../src/BusinessHours/Validation.js"
 import { ScheduleChangeFromBody } from "../src/BusinessHours/WireBody.js"
 import { SlaBreachTimer } from "../src/Sla/SlaBreachTimer.js"
+import { storedSlaOf } from "../src/Sla/SlaState.js"
+import { collectingSlaViews } from "../src/Sla/SlaViewsWritten.js"
+import { TicketCommands } from "../src/Tickets/TicketCommands.js"
 import { del, get, patch, post, put } from "./support/TestApp.js"
 import * as Tickets from "./TicketsSupport.js"
 
-const TestLayer = Tickets.withTicketServices(SlaBreachTimer.Default)
+// The breach timer, and the ticket writes themselves for what a write hands its response.
+const TestLayer = Tickets.withTicketServices(
+  Layer.merge(SlaBreachTimer.Default, Layer.effect(TicketCommands, TicketCommands))
+)
 
 const MINUTE = 60_000
 const policies = (org: Tickets.TicketOrg) => `${org.path}sla-policies/`
@@ -157,6 +163,41 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const outbound = yield* Tickets.ticket(org)
       assert.isNull(outbound.first_reply_due_at)
     })
+  )
+
+  it.effect(
+    "a write answers the SLA state its own transaction wrote; one that decides nothing answers the read model's, as a policy change left it",
+    () =>
+      Effect.gen(function* () {
+        const { org, t } = yield* inboundUnderPolicy({ name: "All", first_reply_minutes: 60, business_hours: false })
+        const commands = yield* TicketCommands
+        const caller = { _tag: "Person", userId: org.ownerId, tokenId: 0 } as const
+        const update = (priority: Priority) => commands.update(org.organizationId, caller, t.id, { priority })
+
+        // Given a write that changes the ticket: the `sla` projection hands over the view it wrote for that state.
+        const [raised, views] = yield* collectingSlaViews(update("high"))
+        assert.strictEqual(views.size, 1)
+        assert.deepStrictEqual(views.get(raised), yield* storedSlaOf(t.id))
+        assert.strictEqual(views.get(raised)?.policyName, "All")
+
+        // Given the policy changed since (no event: the read model is recomputed), a write that decides nothing
+        // collects nothing, and its answer is the read model's.
+        const list = yield* get(policies(org), { token: org.ownerToken })
+        const policyId = (list.body as { results: Array<{ id: number }> }).results[0]!.id
+        const renamed = yield* patch(`${policies(org)}${policyId}/`, {
+          token: org.ownerToken,
+          json: { name: "Renamed", first_reply_minutes: 5 }
+        })
+        assert.strictEqual(renamed.status, 200, renamed.text)
+        const [unchanged, none] = yield* collectingSlaViews(update("high"))
+        assert.strictEqual(unchanged, raised)
+        assert.strictEqual(none.size, 0)
+        const answered = yield* Tickets.updateTicket(org, t.id, { priority: "high" })
+        assert.strictEqual(answered.status, 200, answered.text)
+        const body = answered.body as { sla_policy: { name: string }; first_reply_due_at: string; created_at: string }
+        assert.strictEqual(body.sla_policy.name, "Renamed")
+        assert.strictEqual(ms(body.first_reply_due_at), ms(body.created_at) + 5 * MINUTE)
+      })
   )
 
   it.effect("a customer message after the reply starts next_reply_due_at; a reply clears it", () =>

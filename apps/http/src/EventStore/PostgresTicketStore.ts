@@ -228,7 +228,11 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           const folds = new Map<string, TicketHandover>()
           for (const write of writes) {
             if (isFold(write.before))
-              folds.set(ticketStreamId(write.ticketId), { before: write.before, events: write.events })
+              folds.set(ticketStreamId(write.ticketId), {
+                before: write.before,
+                events: write.events,
+                after: write.after
+              })
           }
           // Always inside `transaction` (the pipeline's unit of work): no savepoint of the event store's own.
           const results = yield* events.append(appends, { folds }, { inTransaction: true })

@@ -22,6 +22,8 @@ export interface TicketFold {
 export interface TicketHandover {
   readonly before: TicketFold
   readonly events: ReadonlyArray<TicketEvent>
+  /** The state after the events, as the writer will answer it (absent: the projection evolves `before` itself). */
+  readonly after?: TicketState
 }
 
 /** The handover for `streamId`, when its events are exactly `recorded` (the stream's new events, in order). */

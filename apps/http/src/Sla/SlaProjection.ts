@@ -15,6 +15,7 @@ import { handoverOf, type TicketHandover } from "../EventStore/TicketSnapshot.js
 import { withSpan } from "../Observability/Spans.js"
 import { foldFacts, type SlaFacts } from "./SlaClock.js"
 import { factsWithRulesOf, factsWithRulesRead, storedFactsOf, storedFactsWithRules, writeStates } from "./SlaState.js"
+import { recordSlaView } from "./SlaViewsWritten.js"
 
 const decodeAll = (recorded: ReadonlyArray<RecordedEvent>): ReadonlyArray<TicketEvent> =>
   Either.getOrThrowWith(fromRecordedEvents(recorded), (error) => error)
@@ -107,8 +108,13 @@ export const slaProjection: InlineProjection = {
         if (list === undefined) byOrganization.set(ticket.facts.organizationId, [ticket])
         else list.push(ticket)
       }
-      for (const [organizationId, tickets] of byOrganization)
-        yield* writeStates(organizationId, tickets, organizationId === organization ? rules : undefined)
+      for (const [organizationId, tickets] of byOrganization) {
+        const views = yield* writeStates(organizationId, tickets, organizationId === organization ? rules : undefined)
+        for (const [streamId, view] of views) {
+          const after = handovers.get(streamId)?.after
+          if (after !== undefined) yield* recordSlaView(after, view)
+        }
+      }
     }).pipe(withSpan("SlaProjection.apply")),
   reset: Effect.flatMap(SqlClient.SqlClient, (sql) => sql`TRUNCATE hd_ticket_sla`).pipe(Effect.asVoid)
 }

@@ -240,14 +240,16 @@ export const stateOf = (facts: SlaFacts, policies: ReadonlyArray<StatePolicy>, s
  * Writes the SLA state of tickets of one organization from their facts at stream `version`: the `hd_ticket_sla`
  * row and the `sla` key of the ticket's stored view (the ticket projection wrote the view earlier in the same
  * transaction), under `rules` when the caller has read them, else under the organization's rules read here.
+ * Answers the `sla` views written, by stream id.
  */
 export const writeStates = (
   organizationId: OrganizationId,
   tickets: ReadonlyArray<{ readonly streamId: string; readonly version: number; readonly facts: SlaFacts }>,
   rules?: SlaRules
-): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+): Effect.Effect<ReadonlyMap<string, StoredSlaView>, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    if (tickets.length === 0) return
+    const written = new Map<string, StoredSlaView>()
+    if (tickets.length === 0) return written
     const sql = yield* SqlClient.SqlClient
     const { policies, schedule } = rules ?? (yield* rulesOf(organizationId))
     for (const { streamId, version, facts } of tickets) {
@@ -286,7 +288,9 @@ export const writeStates = (
           next_reply_due_at = EXCLUDED.next_reply_due_at, resolution_due_at = EXCLUDED.resolution_due_at,
           breached = EXCLUDED.breached, next_breach_at = EXCLUDED.next_breach_at,
           next_breach_target = EXCLUDED.next_breach_target`
+      written.set(streamId, view)
     }
+    return written
   })
 
 /**

@@ -17,6 +17,7 @@ import * as RequestBody from "../Http/RequestBody.js"
 import { type Criteria, validateCriteria } from "../PresetFilters/Criteria.js"
 import { PresetFilters } from "../PresetFilters/PresetFilters.js"
 import { storedSlaOf } from "../Sla/SlaState.js"
+import { collectingSlaViews } from "../Sla/SlaViewsWritten.js"
 import { encodeMessageView, encodeTicketView } from "./ReadModel/StoredViews.js"
 import { TicketCommands } from "./TicketCommands.js"
 import { type TicketWriteError, toHttpError } from "./TicketHttpErrors.js"
@@ -93,11 +94,17 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
     const { downloadUrls, ticket: ticketResponse } = yield* TicketResponses
 
     const sql = yield* SqlClient.SqlClient
-    // A write answers from the domain's state; its SLA part is the read model's, written in the same transaction.
-    const stateView = (ticket: Ticket) =>
-      Effect.map(storedSlaOf(ticket.id).pipe(Effect.provideService(SqlClient.SqlClient, sql)), (sla) =>
-        encodeTicketView(sla === undefined ? ticketView(ticket) : { ...ticketView(ticket), sla })
-      )
+    /**
+     * Runs a ticket write and answers the ticket's view: the domain's state after it, with the SLA view its transaction
+     * wrote. Only a write that decided nothing reads the read model's (decision 0813).
+     */
+    const writtenView = <E, R>(write: Effect.Effect<Ticket, E, R>) =>
+      Effect.gen(function* () {
+        const [ticket, slaViews] = yield* collectingSlaViews(write)
+        const sla =
+          slaViews.get(ticket) ?? (yield* storedSlaOf(ticket.id).pipe(Effect.provideService(SqlClient.SqlClient, sql)))
+        return encodeTicketView(sla === undefined ? ticketView(ticket) : { ...ticketView(ticket), sla })
+      })
 
     const writeScope = (organizationId: string, ticketSegment: string, action: Action = "tickets.write") =>
       Effect.gen(function* () {
@@ -121,8 +128,8 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
     ) =>
       Effect.gen(function* () {
         const target = yield* writeScope(path.organization_id, path.ticket_id, action)
-        const ticket = yield* run(target, yield* body).pipe(Effect.mapError(toHttpError))
-        return yield* ticketResponse(yield* stateView(ticket))
+        const input = yield* body
+        return yield* ticketResponse(yield* writtenView(run(target, input).pipe(Effect.mapError(toHttpError))))
       })
 
     const roleOf = (requested: WriteRole | undefined, field: string) =>
@@ -204,8 +211,8 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
           if (body.customer_id === undefined && body.customer_email === undefined)
             return yield* ValidationError.field("customer_id", CUSTOMER_MISSING)
           const origin = body.origin ?? "api"
-          const ticket = yield* commands
-            .create({
+          const view = yield* writtenView(
+            commands.create({
               organizationId: scope.organizationId,
               caller,
               createdByRole: role,
@@ -227,10 +234,9 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
               assigneeId: body.assignee_id ?? null,
               attachmentIds: body.attachment_ids ?? []
             })
-            .pipe(Effect.mapError(toHttpError))
-          const view = yield* stateView(ticket)
+          ).pipe(Effect.mapError(toHttpError))
           const urls = yield* downloadUrls([view])
-          return yield* createdAt(renderTicket(view, urls), `/organizations/${scope.publicId}/tickets/${ticket.id}/`)
+          return yield* createdAt(renderTicket(view, urls), `/organizations/${scope.publicId}/tickets/${view.id}/`)
         })
       )
       .handle("get", ({ path }) =>
@@ -253,8 +259,8 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         Effect.gen(function* () {
           const { scope, ticketId, caller } = yield* writeScope(path.organization_id, path.ticket_id)
           const body = yield* RequestBody.decode(request, TicketRequests.TicketUpdate)
-          const ticket = yield* commands
-            .update(scope.organizationId, caller, ticketId, {
+          const view = yield* writtenView(
+            commands.update(scope.organizationId, caller, ticketId, {
               ...(body.status !== undefined ? { status: body.status } : {}),
               ...(body.classification !== undefined ? { classification: body.classification } : {}),
               ...(body.priority !== undefined ? { priority: body.priority } : {}),
@@ -263,8 +269,8 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
               ...(body.tags !== undefined ? { tagIds: body.tags } : {}),
               ...(body.is_spam !== undefined ? { isSpam: body.is_spam } : {})
             })
-            .pipe(Effect.mapError(toHttpError))
-          return yield* ticketResponse(yield* stateView(ticket))
+          ).pipe(Effect.mapError(toHttpError))
+          return yield* ticketResponse(view)
         })
       )
       .handle("messages", ({ path, request, urlParams }) =>
