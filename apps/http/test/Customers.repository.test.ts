@@ -1,10 +1,11 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, Fiber, Layer } from "effect"
 import { Companies } from "../src/Companies/Companies.js"
 import { Customers } from "../src/Customers/Customers.js"
+import { PgPool } from "../src/Database/PgPool.js"
 import { ServicesLive } from "../src/Services.js"
 import * as Fixtures from "./support/Fixtures.js"
-import { TestDatabaseLive } from "./support/TestDatabase.js"
+import { TestDatabaseLive, usesRealPostgres } from "./support/TestDatabase.js"
 
 const RepositoriesLive = Layer.mergeAll(Customers.Default, Companies.Default, ServicesLive).pipe(
   Layer.provideMerge(TestDatabaseLive)
@@ -46,6 +47,35 @@ layer(RepositoriesLive, { excludeTestServices: true })("Customers and companies 
       )
       assert.strictEqual(new Set(results.map((c) => c.id)).size, 1)
     })
+  )
+
+  it.effect.skipIf(!usesRealPostgres)(
+    "given another transaction creating the same address, when it commits while findOrCreateByEmail waits on it, then that customer is found",
+    () =>
+      Effect.gen(function* () {
+        const customers = yield* Customers
+        const { pool } = yield* PgPool
+        const org = yield* Fixtures.organization()
+        const other = yield* Effect.promise(() => pool.connect())
+        yield* Effect.promise(async () => {
+          await other.query("BEGIN")
+          await other.query(
+            `INSERT INTO customers (organization_id, name, email, email_key, email_domain, search_text)
+             VALUES ($1, 'Bea Other', 'bea@example.org', 'bea@example.org', 'example.org', 'bea other')`,
+            [org.organizationId]
+          )
+        })
+        // Waits on the uncommitted row; the row is committed after this statement's snapshot was taken.
+        const waiting = yield* Effect.fork(
+          customers.findOrCreateByEmail(org.organizationId, { email: "Bea@Example.org", name: "Bea" })
+        )
+        yield* Effect.sleep("300 millis")
+        yield* Effect.promise(() => other.query("COMMIT"))
+        other.release()
+        const found = yield* Fiber.join(waiting)
+        assert.strictEqual(found.name, "Bea Other")
+        assert.deepStrictEqual(yield* customers.findByEmail(org.organizationId, "bea@example.org"), found)
+      })
   )
 
   it.effect(

@@ -117,19 +117,34 @@ export class Customers extends Effect.Service<Customers>()("@helpdesk/http/Custo
     ): Effect.Effect<Customer> => {
       const email = normalizeCustomerEmail(input.email)
       const name = [...(input.name ?? "").trim()].slice(0, 255).join("")
-      return Effect.gen(function* () {
-        const id = yield* sql`
-          INSERT INTO customers ${sql.insert({
-            organizationId,
-            ...nameAndEmailColumns(name, email)
-          })}
+      // One statement: the row written, else the row that was there. A row another transaction committed while this
+      // one waited on it is not in the statement's snapshot: then it is read again, by a statement of its own.
+      return sql`
+        WITH written AS (
+          INSERT INTO customers ${sql.insert({ organizationId, ...nameAndEmailColumns(name, email) })}
           ON CONFLICT (organization_id, email_key) DO UPDATE
             SET name = EXCLUDED.name, search_text = EXCLUDED.search_text, updated_at = now()
             WHERE customers.name = '' AND EXCLUDED.name <> ''
-          RETURNING id`.pipe(Repository.returnedId("customers"))
-        if (Option.isSome(id)) return (yield* findById(organizationId, CustomerId.make(id.value)))!
-        return (yield* findByEmail(organizationId, email))!
-      }).pipe(Effect.orDie, withSpan("Customers.findOrCreateByEmail"))
+          RETURNING id, name, email, is_spam, is_company_manager, company_id
+        ), found AS (
+          SELECT id, name, email, is_spam, is_company_manager, company_id FROM written
+          UNION ALL
+          SELECT id, name, email, is_spam, is_company_manager, company_id FROM customers
+          WHERE organization_id = ${organizationId} AND email_key = ${customerEmailKey(email)}
+            AND NOT EXISTS (SELECT 1 FROM written)
+        )
+        SELECT f.id, f.name, f.email, f.is_spam, f.is_company_manager, f.company_id, co.name AS company_name
+        FROM found f LEFT JOIN companies co ON co.id = f.company_id`.pipe(
+        customerRows.returning,
+        Effect.flatMap(
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () => Effect.map(findByEmail(organizationId, email), (customer) => customer!)
+          })
+        ),
+        Effect.orDie,
+        withSpan("Customers.findOrCreateByEmail")
+      )
     }
 
     const requireCompany = (organizationId: OrganizationId, companyId: string) =>
