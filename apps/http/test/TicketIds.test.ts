@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { ServicesLive } from "../src/Services.js"
 import { MESSAGE_ID_BLOCK, TicketIds } from "../src/Tickets/TicketIds.js"
+import * as Fixtures from "./support/Fixtures.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
 // One process's ids, as another replica would have them: a service of its own over the same database.
@@ -16,7 +18,22 @@ const lastReserved = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 
 const isIncreasing = (ids: ReadonlyArray<number>) => ids.every((id, i) => i === 0 || id > ids[i - 1]!)
 
-layer(TestDatabaseLive, { timeout: 60_000 })("message ids", (it) => {
+layer(ServicesLive.pipe(Layer.provideMerge(TestDatabaseLive)), { timeout: 60_000 })("ticket and message ids", (it) => {
+  it.effect(
+    "given two organizations, when tickets are created in both, then each organization's public ids count from 1 and every ticket id is new",
+    () =>
+      Effect.gen(function* () {
+        const ids = yield* TicketIds
+        const [a, b] = [yield* Fixtures.organizationId(), yield* Fixtures.organizationId()]
+        const created = yield* Effect.forEach([a, a, b, a, b], (organization) => ids.nextTicketIds(organization))
+        assert.deepStrictEqual(
+          created.map((t) => t.publicId),
+          ["1", "2", "1", "3", "2"]
+        )
+        assert.isTrue(isIncreasing(created.map((t) => t.ticketId)))
+      }).pipe(Effect.provide(TicketIds.Default))
+  )
+
   it.effect(
     "given a fresh process, when it hands out a block's worth of ids and one more, then the sequence moved once per block",
     () =>

@@ -52,7 +52,7 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { actorFor, memberOrRefuse, tagsOrRefuse, claim, run } = yield* TicketPipeline
-    const { nextMessageId, nextPublicId, nextTicketId } = yield* TicketIds
+    const { nextMessageId, nextTicketIds } = yield* TicketIds
     const directory = yield* TicketDirectory
     const autoReplies = yield* AutoReplies
     const outbox = yield* TicketOutbox
@@ -94,9 +94,8 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
               const assignee =
                 input.assigneeId === null ? null : yield* memberOrRefuse(org, input.assigneeId, "AssigneeNotMember")
               const actor = yield* actorFor(input.caller, input.createdByRole)
-              const ticketId = yield* nextTicketId
+              const { ticketId, publicId } = yield* nextTicketIds(org)
               const claimed = yield* claim(org, input.caller, input.attachmentIds, ticketId)
-              const publicId = yield* nextPublicId(org)
               const description =
                 input.kind === "text" && input.description === "" && descriptionHtml !== ""
                   ? htmlToText(descriptionHtml)

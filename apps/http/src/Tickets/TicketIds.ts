@@ -9,18 +9,12 @@ import { Effect } from "effect"
 export const MESSAGE_ID_BLOCK = 32
 
 /**
- * The ids ticket writes hand out: ticket ids from their sequence, message ids from blocks this process reserved of
- * theirs, and each organization's `public_id` from its counter row, in the caller's transaction.
+ * The ids ticket writes hand out, in the caller's transaction: a new ticket's id from its sequence with its
+ * organization's next `public_id` from the counter row, and message ids from blocks this process reserved of theirs.
  */
 export class TicketIds extends Effect.Service<TicketIds>()("@helpdesk/http/Tickets/TicketIds", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-
-    /** The id of a new ticket (its stream). */
-    const nextTicketId = sql<{ id: string }>`SELECT nextval('hd_ticket_id_seq') AS id`.pipe(
-      Effect.map((rows) => Number(rows[0]!.id)),
-      Effect.orDie
-    )
 
     // Reserved and not yet handed out, in the sequence's order. Sequences are not transactional: a block taken in a
     // transaction that rolls back stays reserved, and what a process has not handed out when it stops is a gap.
@@ -45,19 +39,20 @@ export class TicketIds extends Effect.Service<TicketIds>()("@helpdesk/http/Ticke
     const nextMessageId = Effect.suspend(() => (reserved.length > 0 ? takeReserved : reserveAndTake))
 
     /**
-     * The next `public_id` of the organization. The counter row stays locked until the transaction ends, so
-     * concurrent creations take numbers one after another, and a rollback returns the number.
+     * A new ticket's ids: its id (its stream's) from the sequence, and the organization's next `public_id`, in one
+     * statement. The counter row stays locked until the transaction ends, so concurrent creations take numbers one
+     * after another, and a rollback returns the number.
      */
-    const nextPublicId = (organizationId: OrganizationId) =>
-      sql<{ lastPublicId: string }>`
+    const nextTicketIds = (organizationId: OrganizationId) =>
+      sql<{ lastPublicId: string; ticketId: string }>`
         INSERT INTO hd_ticket_counters (organization_id, last_public_id) VALUES (${organizationId}, 1)
         ON CONFLICT (organization_id) DO UPDATE SET last_public_id = hd_ticket_counters.last_public_id + 1
-        RETURNING last_public_id`.pipe(
-        Effect.map((rows) => rows[0]!.lastPublicId),
+        RETURNING last_public_id, nextval('hd_ticket_id_seq') AS ticket_id`.pipe(
+        Effect.map((rows) => ({ ticketId: Number(rows[0]!.ticketId), publicId: rows[0]!.lastPublicId })),
         Effect.orDie
       )
 
-    return { nextTicketId, nextMessageId, nextPublicId } as const
+    return { nextTicketIds, nextMessageId } as const
   }),
   dependencies: []
 }) {}
