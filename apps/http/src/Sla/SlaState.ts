@@ -312,8 +312,8 @@ export const recomputeOrganization = (organizationId: OrganizationId) =>
   })
 
 /**
- * The SLA part of a ticket's stored view as the last write left it (`undefined`: none), for responses a write
- * renders from the domain's state rather than from the read model.
+ * The SLA part of a ticket's stored view as the last write left it (`undefined`: none), for the answer of a write
+ * that decided nothing (a write that did answers the view its transaction wrote, decision 0813).
  */
 export const storedSlaOf = (ticketId: number) =>
   Effect.flatMap(
