@@ -1,5 +1,5 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Either } from "effect"
+import { Context, Effect, Either, FiberRef, HashMap } from "effect"
 import { recordRequest } from "../Observability/RequestMetrics.js"
 import { type CorsOrigins, corsPolicy } from "./Cors.js"
 import { RequestBaseUrl } from "./Links.js"
@@ -24,7 +24,7 @@ export interface EdgeOptions {
  * Everything the service does around its router, in one step per request (pass it to `HttpApiBuilder.serve`):
  * - CORS first (decision 0406): an allowed origin's preflight is answered before any other rule;
  * - the wire conventions' answers before routing (`WireMiddleware.beforeRouting`: the trailing slash, a malformed
- *   `Host`), else the request's base URL, provided as `Links.RequestBaseUrl` (decision 0803);
+ *   `Host`), else the request's base URL, set in the request's context as `Links.RequestBaseUrl` (decision 0803);
  * - a request id (`RequestId.decideRequestId`) on every log line of the request and in `X-Request-Id` on every
  *   answer (decision 0410);
  * - every answer rewritten into the wire shapes (`WireMiddleware.rewriteResponse`), with
@@ -63,14 +63,17 @@ export const edge = (options: EdgeOptions) => {
       if (cors?.preflight !== undefined) return finish(cors.preflight, true)
       const baseUrl = beforeRouting(request, policy)
       if (Either.isLeft(baseUrl)) return finish(baseUrl.left)
-      return Effect.zipRight(
-        HttpApp.appendPreResponseHandler((_, response) => finish(response)),
-        app.pipe(
-          Effect.tapErrorCause((cause) =>
+      // Set on the request's own fiber, which ends with the request, rather than provided around `app`: nothing
+      // needs them restored, and each `provideService` or `annotateLogs` costs a scope of its own per request.
+      return HttpApp.appendPreResponseHandler((_, response) => finish(response)).pipe(
+        Effect.zipRight(FiberRef.update(FiberRef.currentContext, Context.add(RequestBaseUrl, baseUrl.right))),
+        Effect.zipRight(
+          FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("request_id", id))
+        ),
+        Effect.zipRight(
+          Effect.tapErrorCause(app, (cause) =>
             isExpectedEnd(cause) ? Effect.void : logUnexpectedFailure(request, cause, startedAt)
-          ),
-          Effect.provideService(RequestBaseUrl, baseUrl.right),
-          Effect.annotateLogs("request_id", id)
+          )
         )
       )
     })
