@@ -2,6 +2,7 @@
 export * from "./EventStore.js"
 export * from "./filter/PresetFilter.js"
 export * from "./InMemoryEventStore.js"
+export * from "./Tracing.js"
 export * from "./ticket/CommandHandler.js"
 export * from "./ticket/Commands.js"
 export * from "./ticket/Decide.js"

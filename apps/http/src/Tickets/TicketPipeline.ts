@@ -1,11 +1,12 @@
 import {
   type Actor,
   type OrganizationId,
-  runTicketCommands,
+  runTicketCommandsOn,
   StreamClosed,
   StreamVersionConflict,
   type Ticket,
   type TicketCommand,
+  type TicketCommandsOptions,
   type TicketPlan,
   type TicketPolicy,
   type TicketState,
@@ -108,9 +109,8 @@ export class TicketPipeline extends Effect.Service<TicketPipeline>()("@helpdesk/
      * Runs a ticket's commands through the pipeline (with the service's `TicketStore`); the domain's refusals and
      * the store's conflicts come out typed, an event this code cannot read is a defect.
      */
-    const run = <A, E, R>(options: Parameters<typeof runTicketCommands<A, E, R, never, never>>[0]) =>
-      runTicketCommands(options).pipe(
-        Effect.provideService(TicketStore, ticketStore),
+    const run = <A, E, R>(options: TicketCommandsOptions<A, E, R>) =>
+      runTicketCommandsOn(ticketStore, options).pipe(
         Effect.catchTag("EventDecodeError", Effect.die),
         conflictAsError(options.ticketId)
       )

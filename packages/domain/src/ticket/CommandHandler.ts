@@ -7,6 +7,7 @@ import {
   type StreamClosed,
   StreamVersionConflict
 } from "../EventStore.js"
+import { withSpanWhenTraced } from "../Tracing.js"
 import type { MergeTickets, TicketCommand } from "./Commands.js"
 import { decide, decideMerge, type MergeDecision } from "./Decide.js"
 import type { MergeError, TicketError } from "./Errors.js"
@@ -177,25 +178,43 @@ export interface PipelineOptions {
 const randomEventId: EventIdGenerator = () => globalThis.crypto.randomUUID()
 
 /**
- * `unit` as one unit of work of the {@link TicketStore}, started again from a fresh load when it loses an optimistic
- * concurrency race (per `options.retry`), traced as `span`.
+ * `unit` as one unit of work of `store`, started again from a fresh load when it loses an optimistic concurrency
+ * race (per `options.retry`), traced as `span`. The retry's schedule is built only after a first conflict: a store
+ * that serialises writers of a stream never pays for it.
  */
+const unitOfWorkOn = <A, E, R>(
+  store: TicketStore["Type"],
+  options: PipelineOptions,
+  span: string,
+  attributes: Record<string, unknown>,
+  unit: (store: TicketStore["Type"]) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const attempt = store.transaction(unit(store))
+  const isConflict = (error: E): error is E & StreamVersionConflict => error instanceof StreamVersionConflict
+  return attempt.pipe(
+    Effect.catchIf(isConflict, (lost) => {
+      // The race already lost is the schedule's first failure, so `retry` counts and delays as if it ran from the start.
+      let first: StreamVersionConflict | undefined = lost
+      const again = Effect.suspend(() => {
+        if (first === undefined) return attempt
+        const conflict = first
+        first = undefined
+        return Effect.fail(conflict as E)
+      })
+      return Effect.retry(again, { schedule: options.retry ?? defaultConflictRetry, while: isConflict })
+    }),
+    withSpanWhenTraced(span, { attributes })
+  )
+}
+
+/** {@link unitOfWorkOn} the context's {@link TicketStore}. */
 const ticketUnitOfWork = <A, E, R>(
   options: PipelineOptions,
   span: string,
   attributes: Record<string, unknown>,
   unit: (store: TicketStore["Type"]) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R | TicketStore> =>
-  Effect.flatMap(TicketStore, (store) =>
-    store.transaction(unit(store)).pipe(
-      Effect.retry({
-        schedule: options.retry ?? defaultConflictRetry,
-        while: (error) => error instanceof StreamVersionConflict
-      }),
-      // No call-site stack: captured on every write even when nothing traces, and the span's name says where.
-      Effect.withSpan(span, { attributes, captureStackTrace: false })
-    )
-  )
+  Effect.flatMap(TicketStore, (store) => unitOfWorkOn(store, options, span, attributes, unit))
 
 /** Appends `writes` with the pipeline's event ids and metadata. */
 const appendWrites = (store: TicketStore["Type"], writes: ReadonlyArray<TicketWrite>, options: PipelineOptions) =>
@@ -208,17 +227,30 @@ const appendWrites = (store: TicketStore["Type"], writes: ReadonlyArray<TicketWr
  * a typed outcome. A {@link StreamVersionConflict} starts the whole unit again from a fresh load, per `retry`.
  */
 export const runTicketCommands = <A, E, R, EP = never, RP = never>(
-  options: PipelineOptions & {
-    readonly ticketId: number
-    readonly plan: (loaded: LoadedTicket) => Effect.Effect<TicketPlan<A>, E, R>
-    readonly policies?: ReadonlyArray<TicketPolicy<EP, RP>>
-  }
+  options: TicketCommandsOptions<A, E, R, EP, RP>
 ): Effect.Effect<
   TicketOutcome<A>,
   E | EP | TicketError | EventDecodeError | StreamVersionConflict | StreamClosed,
   R | RP | TicketStore
+> => Effect.flatMap(TicketStore, (store) => runTicketCommandsOn(store, options))
+
+/** What {@link runTicketCommands} runs: the ticket, the `plan` choosing its commands, the `policies` after the append. */
+export type TicketCommandsOptions<A, E, R, EP = never, RP = never> = PipelineOptions & {
+  readonly ticketId: number
+  readonly plan: (loaded: LoadedTicket) => Effect.Effect<TicketPlan<A>, E, R>
+  readonly policies?: ReadonlyArray<TicketPolicy<EP, RP>>
+}
+
+/** {@link runTicketCommands} on a given store rather than the context's (no context to provide per command). */
+export const runTicketCommandsOn = <A, E, R, EP = never, RP = never>(
+  store: TicketStore["Type"],
+  options: TicketCommandsOptions<A, E, R, EP, RP>
+): Effect.Effect<
+  TicketOutcome<A>,
+  E | EP | TicketError | EventDecodeError | StreamVersionConflict | StreamClosed,
+  R | RP
 > =>
-  ticketUnitOfWork(options, "Ticket.runCommands", { ticketId: options.ticketId }, (store) =>
+  unitOfWorkOn(store, options, "Ticket.runCommands", { ticketId: options.ticketId }, (store) =>
     Effect.gen(function* () {
       const loaded = yield* store.load(options.ticketId)
       const plan = yield* options.plan(loaded)

@@ -14,6 +14,7 @@ import {
   type RecordedEvent,
   runTicketBatch,
   type StreamAppend,
+  StreamVersionConflict,
   ticketStreamId
 } from "@helpdesk/domain"
 import { addMessage, associate, createTicket, customer, minute, ticketId } from "@helpdesk/domain/testing"
@@ -149,6 +150,32 @@ describe("executeTicketCommand / executeMerge against the EventStore", () => {
       )
       expect(handled.state._tag === "Ticket" && handled.state.messages.map((m) => m.id)).toEqual([500, 501])
     }).pipe(Effect.provide(InMemoryEventStore))
+  )
+  it.effect(
+    "given a store that always loses the race, then a retry schedule of k recurrences makes k + 1 attempts",
+    () =>
+      Effect.gen(function* () {
+        yield* executeTicketCommand(createTicket())
+        const store = yield* EventStore
+        for (const recurrences of [0, 1, 3]) {
+          let attempts = 0
+          const losing = EventStore.of({
+            ...store,
+            append: (appends) =>
+              Effect.suspend(() => {
+                attempts++
+                return Effect.fail(
+                  new StreamVersionConflict({ streamId: appends[0]!.streamId, expected: "1", actual: 2 })
+                )
+              })
+          })
+          const failed = yield* executeTicketCommand(addMessage({ messageId: 600 + recurrences }), {
+            retry: Schedule.recurs(recurrences)
+          }).pipe(Effect.provideService(EventStore, losing), Effect.flip)
+          expect(failed._tag).toBe("StreamVersionConflict")
+          expect(attempts).toBe(recurrences + 1)
+        }
+      }).pipe(Effect.provide(InMemoryEventStore))
   )
 })
 
