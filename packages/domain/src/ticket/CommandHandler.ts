@@ -216,6 +216,25 @@ const ticketUnitOfWork = <A, E, R>(
 ): Effect.Effect<A, E, R | TicketStore> =>
   Effect.flatMap(TicketStore, (store) => unitOfWorkOn(store, options, span, attributes, unit))
 
+/**
+ * `decision` (the plan and decision on states `store` loaded), with those loads confirmed when it appends nothing:
+ * a refusal or an empty decision made on a state kept in memory stands only if that state is still current.
+ */
+const confirmedUnlessAppended = <A, E, R>(
+  store: TicketStore["Type"],
+  loaded: ReadonlyArray<LoadedTicket>,
+  decision: Effect.Effect<A, E, R>,
+  appendsNothing: (a: A) => boolean
+): Effect.Effect<A, E | StreamVersionConflict, R> => {
+  const confirm = store.confirm
+  if (confirm === undefined) return decision
+  const confirmAll = Effect.forEach(loaded, confirm, { discard: true })
+  return decision.pipe(
+    Effect.tapError(() => confirmAll),
+    Effect.tap((a) => (appendsNothing(a) ? confirmAll : Effect.void))
+  )
+}
+
 /** Appends `writes` with the pipeline's event ids and metadata. */
 const appendWrites = (store: TicketStore["Type"], writes: ReadonlyArray<TicketWrite>, options: PipelineOptions) =>
   store.append(writes, { eventId: options.eventId ?? randomEventId, metadata: options.metadata })
@@ -253,8 +272,14 @@ export const runTicketCommandsOn = <A, E, R, EP = never, RP = never>(
   unitOfWorkOn(store, options, "Ticket.runCommands", { ticketId: options.ticketId }, (store) =>
     Effect.gen(function* () {
       const loaded = yield* store.load(options.ticketId)
-      const plan = yield* options.plan(loaded)
-      const decided = yield* decideAll(plan.commands, loaded.state)
+      const { plan, decided } = yield* confirmedUnlessAppended(
+        store,
+        [loaded],
+        Effect.flatMap(options.plan(loaded), (plan) =>
+          Effect.map(decideAll(plan.commands, loaded.state), (decided) => ({ plan, decided }))
+        ),
+        ({ decided }) => decided.events.length === 0
+      )
       if (decided.events.length === 0) {
         const written = { ticketId: options.ticketId, previous: loaded.state, events: [], state: loaded.state }
         return { ...written, version: loaded.version, append: null, result: plan.result }
@@ -376,8 +401,15 @@ export const runTicketMerge = <E = never, R = never>(
         const loadedSecond = first === second ? loadedFirst : yield* store.load(second)
         const source = command.sourceTicketId === first ? loadedFirst : loadedSecond
         const target = command.targetTicketId === first ? loadedFirst : loadedSecond
-        if (options.check !== undefined) yield* options.check(source, target)
-        const decision = yield* decideMerge(command, source.state, target.state)
+        const decision = yield* confirmedUnlessAppended(
+          store,
+          first === second ? [loadedFirst] : [loadedFirst, loadedSecond],
+          Effect.zipRight(
+            options.check === undefined ? Effect.void : options.check(source, target),
+            decideMerge(command, source.state, target.state)
+          ),
+          () => false
+        )
         const writes = mergeWrites(command, source, target, decision)
         const results = yield* appendWrites(store, writes, options)
         const written = (write: TicketWrite, i: number): TicketWritten => ({

@@ -59,8 +59,17 @@ export interface WriteOptions {
 export class TicketStore extends Context.Tag("@helpdesk/domain/TicketStore")<
   TicketStore,
   {
-    /** The ticket at its latest version (`NoTicket` at version 0 when there is no stream). */
+    /**
+     * The ticket at its latest version (`NoTicket` at version 0 when there is no stream). A store may answer a state
+     * it keeps in memory without reading the stream; then its `append` and `confirm` prove that state still current.
+     */
     readonly load: (ticketId: number) => Effect.Effect<LoadedTicket, EventDecodeError>
+    /**
+     * Optional, for stores whose `load` may answer from memory: proves that `loaded` is still the stream's state, or
+     * fails with a {@link StreamVersionConflict} (the pipeline then starts again). The pipeline calls it when a
+     * decision on `loaded` appends nothing (a refusal, or no events), since no append then proves it.
+     */
+    readonly confirm?: (loaded: LoadedTicket) => Effect.Effect<void, StreamVersionConflict>
     /** Several tickets at once (in the order given), each loaded or failed on its own. */
     readonly loadMany: (
       ticketIds: ReadonlyArray<number>

@@ -12,9 +12,13 @@ import {
   MergeTickets,
   provideTicketStoreFromEventStore,
   type RecordedEvent,
+  type LoadedTicket,
   runTicketBatch,
+  runTicketCommands,
   type StreamAppend,
   StreamVersionConflict,
+  TicketStore,
+  ticketStoreOf,
   ticketStreamId
 } from "@helpdesk/domain"
 import { addMessage, associate, createTicket, customer, minute, ticketId } from "@helpdesk/domain/testing"
@@ -176,6 +180,108 @@ describe("executeTicketCommand / executeMerge against the EventStore", () => {
           expect(attempts).toBe(recurrences + 1)
         }
       }).pipe(Effect.provide(InMemoryEventStore))
+  )
+})
+
+describe("runTicketCommands on a store that answers loads from memory", () => {
+  /**
+   * A store whose first load answers `remembered` (a state it kept) and whose `confirm` proves a load against the
+   * stream's version; it counts the confirmations.
+   */
+  const rememberingStore = (store: EventStore["Type"], remembered: LoadedTicket) => {
+    const base = ticketStoreOf(store)
+    let first = true
+    const confirmed: Array<number> = []
+    const remembering = TicketStore.of({
+      ...base,
+      load: (id) =>
+        Effect.suspend(() => {
+          if (!first) return base.load(id)
+          first = false
+          return Effect.succeed(remembered)
+        }),
+      confirm: (loaded) =>
+        Effect.flatMap(store.readStream(ticketStreamId(ticketId)), (events) => {
+          confirmed.push(loaded.version)
+          return events.length === loaded.version
+            ? Effect.void
+            : Effect.fail(
+                new StreamVersionConflict({
+                  streamId: ticketStreamId(ticketId),
+                  expected: String(loaded.version),
+                  actual: events.length
+                })
+              )
+        })
+    })
+    return { remembering, confirmed }
+  }
+
+  const priorityLow = new ChangePriority({ ticketId, at: minute(2), actor: associate, priority: "low" })
+
+  it.effect(
+    "given a remembered state that is no longer current, when the decision on it appends nothing, then confirm " +
+      "refuses it and the command is decided again on the stored state",
+    () =>
+      Effect.gen(function* () {
+        yield* executeTicketCommand(createTicket())
+        yield* executeTicketCommand(priorityLow)
+        const store = yield* EventStore
+        const remembered = yield* ticketStoreOf(store).load(ticketId)
+        // Another writer moves the ticket on: the remembered state says "low", the stream "high".
+        yield* executeTicketCommand(new ChangePriority({ ticketId, at: minute(3), actor: associate, priority: "high" }))
+        const { remembering, confirmed } = rememberingStore(store, remembered)
+        const outcome = yield* runTicketCommands({
+          ticketId,
+          retry: Schedule.recurs(1),
+          plan: () => Effect.succeed({ commands: [priorityLow], result: undefined })
+        }).pipe(Effect.provideService(TicketStore, remembering))
+        expect(confirmed).toEqual([remembered.version])
+        expect(outcome.events.map((e) => e._tag)).toEqual(["TicketPriorityChanged"])
+        expect(outcome.state._tag === "Ticket" && outcome.state.priority).toBe("low")
+      }).pipe(Effect.provide(InMemoryEventStore))
+  )
+
+  it.effect(
+    "given a remembered state that is no longer current, when the decision on it is a refusal, then the refusal " +
+      "stands only after the stored state refuses too",
+    () =>
+      Effect.gen(function* () {
+        yield* executeTicketCommand(createTicket())
+        const store = yield* EventStore
+        const remembered = yield* ticketStoreOf(store).load(ticketId)
+        yield* executeTicketCommand(addMessage({ messageId: 700 }))
+        const stored = (yield* store.readStream(ticketStreamId(ticketId))).length
+        const { remembering, confirmed } = rememberingStore(store, remembered)
+        // A plan that refuses whatever it is given: the first refusal (on the remembered state) is not answered.
+        let plans = 0
+        const refused = yield* runTicketCommands({
+          ticketId,
+          retry: Schedule.recurs(1),
+          plan: (loaded) =>
+            Effect.suspend(() => {
+              plans++
+              return Effect.fail(`refused at version ${loaded.version}` as const)
+            })
+        }).pipe(Effect.provideService(TicketStore, remembering), Effect.flip)
+        expect(plans).toBe(2)
+        expect(confirmed).toEqual([remembered.version, stored])
+        expect(refused).toBe(`refused at version ${stored}`)
+      }).pipe(Effect.provide(InMemoryEventStore))
+  )
+
+  it.effect("given a decision that appends, then nothing is confirmed: the append's expected version proves it", () =>
+    Effect.gen(function* () {
+      yield* executeTicketCommand(createTicket())
+      const store = yield* EventStore
+      const { remembering, confirmed } = rememberingStore(store, yield* ticketStoreOf(store).load(ticketId))
+      const outcome = yield* runTicketCommands({
+        ticketId,
+        plan: () => Effect.succeed({ commands: [priorityLow], result: undefined })
+      }).pipe(Effect.provideService(TicketStore, remembering))
+      expect(outcome.events.length).toBe(1)
+      expect(confirmed).toEqual([])
+    }).pipe(Effect.provide(InMemoryEventStore))
   )
 })
 
