@@ -86,7 +86,12 @@ describe("tracing (docs/decisions/0780-tracing-off-without-exporter.md)", () => 
       it.effect("a ticket write has the spans of its pipeline's steps, with their attributes", () =>
         Effect.gen(function* () {
           yield* recordReply(traced)
-          for (const step of ["TicketCommands.addMessage", "PostgresTicketStore.loadMany", "PostgresEventStore.append"])
+          for (const step of [
+            "TicketCommands.addMessage",
+            "Ticket.runCommands",
+            "PostgresTicketStore.append",
+            "PostgresEventStore.append"
+          ])
             assert.include(traced, step)
           assert.deepStrictEqual(tracedAttributes.get("PostgresEventStore.append"), { streams: 1 })
         })

@@ -137,16 +137,25 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
       const appendToStream = (
         append: StreamAppend,
         reads: ReadonlyArray<Statement.Fragment>,
-        writes: ReadonlyArray<Statement.Fragment>
+        writes: ReadonlyArray<Statement.Fragment>,
+        lastEventId: string | undefined
       ) => {
         const expected = append.expected
         const events = append.events
+        const version = expected._tag === "Exact" ? expected.version : null
+        // A writer that decided on a fold it did not read under lock names the event the fold ends with: unless the
+        // stream still holds it at the expected version, no version is expected (-1) and the append conflicts.
+        const expectedVersion =
+          lastEventId === undefined || version === null
+            ? sql`${version}`
+            : sql`(SELECT CASE WHEN EXISTS (SELECT 1 FROM hd_events WHERE stream_id = ${append.streamId}
+                AND stream_position = ${version} AND event_id = ${lastEventId}::uuid) THEN ${version}::bigint ELSE -1 END)`
         const named = (i: number) => sql(`read${i}`)
         const readsAs = sql.join("", false)(reads.map((read, i) => sql`, ${read} AS ${named(i)}`))
         const call = sql`
           SELECT outcome, version, global_positions, transaction_id, created_at${readsAs} FROM hd_append_to_stream(
             ${append.streamId}, ${append.streamType}, ${expected._tag},
-            ${expected._tag === "Exact" ? expected.version : null}, ${append.close === true},
+            ${expectedVersion}, ${append.close === true},
             ${events.map((e) => e.eventId)}::uuid[],
             ${events.map((e) => e.type)}::text[],
             ${events.map((e) => e.schemaVersion)}::integer[],
@@ -163,7 +172,11 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
         return sql<AppendRow & Record<`read${number}`, unknown>>`${statement}`.pipe(Effect.map((rows) => rows[0]!))
       }
 
-      const appendInOrder = (appends: ReadonlyArray<StreamAppend>, context: AppendContext | undefined) =>
+      const appendInOrder = (
+        appends: ReadonlyArray<StreamAppend>,
+        context: AppendContext | undefined,
+        lastEventIds: ReadonlyMap<string, string> | undefined
+      ) =>
         Effect.gen(function* () {
           // Stable sort: parts of the same stream keep their order; rows are locked in one global order.
           const order = appends.map((_, i) => i).sort((a, b) => compareIds(appends[a]!.streamId, appends[b]!.streamId))
@@ -189,7 +202,12 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
           for (const i of order) {
             const append = appends[i]!
             const isLast = i === order[order.length - 1]
-            const row = yield* appendToStream(append, isLast ? readers.map((r) => r.read) : [], isLast ? writes : [])
+            const row = yield* appendToStream(
+              append,
+              isLast ? readers.map((r) => r.read) : [],
+              isLast ? writes : [],
+              lastEventIds?.get(append.streamId)
+            )
             if (isLast) for (const [k, reader] of readers.entries()) reads.set(reader.name, row[`read${k}`])
             if (row.outcome === "closed") return yield* new StreamClosed({ streamId: append.streamId })
             if (row.outcome === "conflict") {
@@ -237,11 +255,14 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
        * Appends atomically (see the class); `context` hands the inline projections what the writer folded.
        * `inTransaction`: the caller runs this inside its own transaction, which is the unit that rolls back (no
        * savepoint of its own, two round trips fewer; a failed statement then aborts the caller's transaction).
+       * `lastEventIds`: for some streams, the id of the event the writer's fold ends with (a fold not read under the
+       * stream's lock); such a stream's append goes through only if its event at the expected version is that one, and
+       * otherwise fails as a {@link StreamVersionConflict}.
        */
       const append = (
         appends: ReadonlyArray<StreamAppend>,
         context?: AppendContext,
-        options: { readonly inTransaction?: boolean } = {}
+        options: { readonly inTransaction?: boolean; readonly lastEventIds?: ReadonlyMap<string, string> } = {}
       ): Effect.Effect<ReadonlyArray<AppendResult>, StreamVersionConflict | StreamClosed> => {
         if (appends.length === 0) return Effect.succeed([])
         const repeated = repeatedEventId(appends)
@@ -249,8 +270,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
         // One statement is atomic on its own; anything more needs the transaction.
         const atomic =
           options.inTransaction === true || (appends.length === 1 && projections.length === 0)
-            ? appendInOrder(appends, context)
-            : sql.withTransaction(appendInOrder(appends, context))
+            ? appendInOrder(appends, context, options.lastEventIds)
+            : sql.withTransaction(appendInOrder(appends, context, options.lastEventIds))
         return atomic.pipe(
           Effect.catchTag("SqlError", (error) =>
             isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)

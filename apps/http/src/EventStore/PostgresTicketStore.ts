@@ -5,6 +5,7 @@ import {
   fromRecordedEvents,
   type LoadedTicket,
   type RecordedEvent,
+  StreamVersionConflict,
   streamAppendOf,
   TICKET_STATE_VERSION,
   type TicketEvent,
@@ -26,14 +27,23 @@ import {
   type TicketHandover
 } from "./TicketSnapshot.js"
 
-/** Where a load found the ticket's state before reading the events after it. */
-export type FoldSource = "cache" | "snapshot" | "stream" | "none"
+/**
+ * Where a load found the ticket's state before reading the events after it: `memory` is the fold kept in memory,
+ * taken without any statement (its append proves it); `cache` is that fold checked under the stream's lock.
+ */
+export type FoldSource = "memory" | "cache" | "snapshot" | "stream" | "none"
 
 /** A ticket as {@link PostgresTicketStore} loads it: the domain's loaded ticket plus the projection's fold. */
 export interface LoadedFold extends LoadedTicket, TicketFold {
+  readonly streamId: string
   /** Where the fold started from, and how many events were read and folded after it (for tests and traces). */
   readonly source: FoldSource
   readonly eventsRead: number
+  /**
+   * For a fold taken from memory unchecked (`memory`), the id of the event it ends with: its append goes through only
+   * if the stream still ends with that event. `null` when the load checked the fold under the stream's lock.
+   */
+  readonly lastEventIdToCheck: string | null
 }
 
 /** A fold kept in memory, with the id of its last event (what proves it is still the stream's prefix). */
@@ -43,6 +53,9 @@ interface CachedFold extends TicketFold {
 
 /** Folds kept in memory at most (least recently used dropped first). */
 export const FOLD_CACHE_SIZE = 1000
+
+/** How long after a lost race the writes of a stream lock it rather than decide on the fold in memory. */
+export const CONTENDED_FOR_MS = 1000
 
 const waitingSinceOf = (since: DateTime.Utc | null, events: ReadonlyArray<TicketEvent>): DateTime.Utc | null => {
   let at = since
@@ -64,16 +77,21 @@ const foldOnto = (
         snapshotVersion: base.snapshotVersion
       }))
 
-const isFold = (loaded: LoadedTicket): loaded is LoadedFold => "snapshotVersion" in loaded && "waitingSince" in loaded
+const isFold = (loaded: LoadedTicket): loaded is LoadedFold =>
+  "snapshotVersion" in loaded && "waitingSince" in loaded && "lastEventIdToCheck" in loaded
 
 /**
  * The service's {@link TicketStore} (docs/decisions/0305-one-command-pipeline.md): the storage side of the one
  * command pipeline every ticket write goes through.
  *
- * - `load` runs inside the write's transaction. It first locks the stream row (`SELECT … FOR UPDATE`), so writers of
- *   one ticket queue instead of conflicting, and then folds only what it has not folded yet: a fold kept in memory
- *   (trusted only while the stream still holds its last event at its version: a rolled-back write, or a write of
- *   another replica, is noticed), else the stream's snapshot row (ignored when made by another
+ * - `load` runs inside the write's transaction (docs/decisions/0815-optimistic-writes-from-memory.md). A ticket whose
+ *   fold this process keeps in memory is answered from it, with no statement, and its append proves the fold: it goes
+ *   through only if the stream still ends with the fold's last event at the fold's version (a rolled-back write, or a
+ *   write of another replica, makes it a version conflict, and the pipeline tries again). After such a lost race, and
+ *   for a ticket not in memory, `load` is `loadMany`'s.
+ * - `loadMany` locks the stream rows (`SELECT … FOR UPDATE`), so writers of one ticket queue instead of conflicting,
+ *   and then folds only what it has not folded yet: the fold kept in memory (trusted only while the stream still holds
+ *   its last event at its version), else the stream's snapshot row (ignored when made by another
  *   `TICKET_STATE_VERSION`), else nothing; plus the events after it.
  * - `append` appends through {@link PostgresEventStore}, handing each stream's fold to the inline projections, which
  *   evolve it with the new events (and write a snapshot when one is due) without reading the stream.
@@ -92,6 +110,22 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
         cache.delete(streamId)
         cache.set(streamId, fold)
         if (cache.size > FOLD_CACHE_SIZE) cache.delete(cache.keys().next().value!)
+      }
+
+      // Streams that lost a race lately, with the time until which their writes lock rather than trust memory: one
+      // lost race per concurrent writer, then they queue on the row instead of losing again to each other.
+      const contendedUntil = new Map<string, number>()
+      const isContended = (streamId: string) => {
+        const until = contendedUntil.get(streamId)
+        if (until === undefined) return false
+        if (until > Date.now()) return true
+        contendedUntil.delete(streamId)
+        return false
+      }
+      const markContended = (streamId: string) => {
+        contendedUntil.delete(streamId)
+        contendedUntil.set(streamId, Date.now() + CONTENDED_FOR_MS)
+        if (contendedUntil.size > FOLD_CACHE_SIZE) contendedUntil.delete(contendedUntil.keys().next().value!)
       }
 
       /** Events of each stream from its position (inclusive), by stream, in stream order: one query. */
@@ -204,14 +238,15 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           const read = yield* readFrom(toRead)
           return streamIds.map((streamId): Either.Either<LoadedFold, EventDecodeError> => {
             const start = starts.get(streamId)
-            if (start === undefined) return Either.right({ ...emptyFold, source: "none", eventsRead: 0 })
+            if (start === undefined)
+              return Either.right({ ...emptyFold, streamId, source: "none", eventsRead: 0, lastEventIdToCheck: null })
             const events = read.get(streamId) ?? []
             const tail = events.filter((e) => e.streamPosition > start.base.version)
             return Either.map(foldOnto(start.base, tail), (fold) => {
               const lastEventId = events[events.length - 1]?.eventId ?? start.lastEventId
               if (lastEventId !== null && (tail.length > 0 || start.source !== "cache"))
                 remember(streamId, { ...fold, lastEventId })
-              return { ...fold, source: start.source, eventsRead: tail.length }
+              return { ...fold, streamId, source: start.source, eventsRead: tail.length, lastEventIdToCheck: null }
             })
           })
         }).pipe(
@@ -219,23 +254,64 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           withSpan("PostgresTicketStore.loadMany", { attributes: { tickets: ticketIds.length } })
         )
 
-      const load = (ticketId: number): Effect.Effect<LoadedFold, EventDecodeError> =>
-        Effect.flatMap(loadMany([ticketId]), (loaded) => loaded[0]!)
+      const load = (ticketId: number): Effect.Effect<LoadedFold, EventDecodeError> => {
+        const streamId = ticketStreamId(ticketId)
+        const cached = cache.get(streamId)
+        if (cached === undefined || isContended(streamId)) {
+          // Writers that keep coming keep the stream contended: they queue on its lock until it quietens.
+          if (cached !== undefined) markContended(streamId)
+          return Effect.flatMap(loadMany([ticketId]), (loaded) => loaded[0]!)
+        }
+        const { lastEventId, ...fold } = cached
+        return Effect.succeed({ ...fold, streamId, source: "memory", eventsRead: 0, lastEventIdToCheck: lastEventId })
+      }
+
+      /** A fold taken from memory is still the stream's: it ends with the stream's last event (one statement). */
+      const confirm = (loaded: LoadedTicket): Effect.Effect<void, StreamVersionConflict> => {
+        if (!isFold(loaded) || loaded.lastEventIdToCheck === null) return Effect.void
+        const { streamId } = loaded
+        return sql<{ version: string; eventId: string | null }>`
+          SELECT s.version, e.event_id FROM hd_streams s
+          LEFT JOIN hd_events e ON e.stream_id = s.stream_id AND e.stream_position = s.version
+          WHERE s.stream_id = ${streamId}`.pipe(
+          Effect.orDie,
+          Effect.flatMap(([row]) => {
+            if (
+              row !== undefined &&
+              Number(row.version) === loaded.version &&
+              row.eventId === loaded.lastEventIdToCheck
+            )
+              return Effect.void
+            markContended(streamId)
+            return Effect.fail(
+              new StreamVersionConflict({
+                streamId,
+                expected: String(loaded.version),
+                actual: row === undefined ? null : Number(row.version)
+              })
+            )
+          }),
+          withSpan("PostgresTicketStore.confirm")
+        )
+      }
 
       const append = (writes: ReadonlyArray<TicketWrite>, options: WriteOptions) =>
         Effect.gen(function* () {
           const appends = writes.map((write) => streamAppendOf(write, options))
           const folds = new Map<string, TicketHandover>()
+          const lastEventIds = new Map<string, string>()
           for (const write of writes) {
-            if (isFold(write.before))
-              folds.set(ticketStreamId(write.ticketId), {
-                before: write.before,
-                events: write.events,
-                after: write.after
-              })
+            if (!isFold(write.before)) continue
+            const streamId = ticketStreamId(write.ticketId)
+            folds.set(streamId, { before: write.before, events: write.events, after: write.after })
+            if (write.before.lastEventIdToCheck !== null) lastEventIds.set(streamId, write.before.lastEventIdToCheck)
           }
           // Always inside `transaction` (the pipeline's unit of work): no savepoint of the event store's own.
-          const results = yield* events.append(appends, { folds }, { inTransaction: true })
+          const results = yield* events
+            .append(appends, { folds }, { inTransaction: true, lastEventIds })
+            .pipe(
+              Effect.tapErrorTag("StreamVersionConflict", (lost) => Effect.sync(() => markContended(lost.streamId)))
+            )
           writes.forEach((write, i) => {
             const appended = appends[i]!.events
             const last = appended[appended.length - 1]
@@ -270,7 +346,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
       /** Forgets every fold kept in memory (tests; after restoring a database). */
       const forget = Effect.sync(() => cache.clear())
 
-      return { load, loadMany, append, transaction, forget } as const
+      return { load, loadMany, confirm, append, transaction, forget } as const
     })
   }
 ) {}
@@ -286,6 +362,12 @@ export const PostgresTicketStoreLive: Layer.Layer<
 > = Layer.effect(
   TicketStore,
   Effect.map(PostgresTicketStore, (store) =>
-    TicketStore.of({ load: store.load, loadMany: store.loadMany, append: store.append, transaction: store.transaction })
+    TicketStore.of({
+      load: store.load,
+      loadMany: store.loadMany,
+      confirm: store.confirm,
+      append: store.append,
+      transaction: store.transaction
+    })
   )
 ).pipe(Layer.provideMerge(PostgresTicketStore.Default))
