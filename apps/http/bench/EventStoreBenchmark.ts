@@ -212,7 +212,7 @@ const rebuildBench = Effect.gen(function* () {
  * - through the domain's `executeTicketCommand` on the `EventStore` port (what another service importing the domain
  *   gets: each command reads and folds the whole stream, and the projection reads the stream again);
  * - through the service's pipeline: `runTicketCommands` on `PostgresTicketStore` (what one API write costs end to end
- *   without HTTP: the stream row locked, the fold kept in memory, the projection evolving the writer's fold).
+ *   without HTTP: the fold kept in memory and proved by the append, the projection evolving the writer's fold).
  */
 const commandBench = (bare: Timing) =>
   Effect.gen(function* () {
