@@ -83,6 +83,23 @@ const internalNote = (ticketId: number, messageId: number, content: string) => (
     result: undefined
   }))
 
+/**
+ * A new ticket, loaded under the lock (`before`), then a note written through this store and rolled back after its
+ * append by a failing policy: the store has folded a write that was never stored.
+ */
+const ticketWithRolledBackWrite = Effect.gen(function* () {
+  const { org, t } = yield* organizationWithTicket()
+  const store = yield* PostgresTicketStore
+  const before = yield* loadForWrite(t.id)
+  const failed = yield* runTicketCommands({
+    ticketId: t.id,
+    plan: internalNote(t.id, 9_000_000 + t.id, "Never stored"),
+    policies: [() => Effect.fail("the policy failed" as const)]
+  }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)), Effect.flip)
+  assert.strictEqual(failed, "the policy failed")
+  return { org, t, store, before }
+})
+
 // As the service runs: on PGlite one connection (its one session serves one transaction at a time).
 const TestAppLive = testAppLive({}, { connections: usesRealPostgres ? 20 : 1 })
 
@@ -139,15 +156,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
       "the next write's append refuses the fold in memory, and under the lock it decides on the stored state",
     () =>
       Effect.gen(function* () {
-        const { org, t } = yield* organizationWithTicket()
-        const store = yield* PostgresTicketStore
-        const before = yield* loadForWrite(t.id)
-        const failed = yield* runTicketCommands({
-          ticketId: t.id,
-          plan: internalNote(t.id, 9_300_000 + t.id, "Never stored"),
-          policies: [() => Effect.fail("the policy failed" as const)]
-        }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)), Effect.flip)
-        assert.strictEqual(failed, "the policy failed")
+        const { org, t, store, before } = yield* ticketWithRolledBackWrite
         // This process now holds a fold one event ahead, of an event that was never stored; the test app's store (another
         // replica) writes an event at that very version.
         assert.strictEqual(
@@ -219,15 +228,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
 
   it.effect("a write rolled back after its append (a failing policy) leaves no trace in the next write's load", () =>
     Effect.gen(function* () {
-      const { org, t } = yield* organizationWithTicket()
-      const store = yield* PostgresTicketStore
-      const before = yield* loadForWrite(t.id)
-      const failed = yield* runTicketCommands({
-        ticketId: t.id,
-        plan: internalNote(t.id, 9_000_000 + t.id, "Never stored"),
-        policies: [() => Effect.fail("the policy failed" as const)]
-      }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)), Effect.flip)
-      assert.strictEqual(failed, "the policy failed")
+      const { org, t, before } = yield* ticketWithRolledBackWrite
       // The process folded the write before it was rolled back; the next load under the lock notices and reads the
       // database.
       const after = yield* loadForWrite(t.id)
