@@ -14,7 +14,8 @@ import { TicketUpdates } from "./TicketUpdates.js"
  * use: a facade over the use cases, one file each (`TicketCreation`, `TicketMessages`, `TicketUpdates`,
  * `TicketSnoozing`, `TicketEnrichment`, `TicketMerging`, `TicketSystemCommands`), which turn requests into the
  * domain's commands and run them through the one command pipeline (`TicketPipeline`,
- * docs/decisions/0305-one-command-pipeline.md): load the ticket (its stream locked for the transaction), decide,
+ * docs/decisions/0305-one-command-pipeline.md, 0815): load the ticket (the fold in memory, proved by the append; its
+ * stream locked for the transaction after a lost race), decide,
  * append, inline projections from the state in hand, then the policies (outbox rows, the CSAT survey), each write in
  * one transaction with what must happen with it (ids from `TicketIds`, attachment claims, customers created on the
  * fly). Refusals of the domain come out as its `TicketError`s; a write the store could not make (a stream closed

@@ -54,7 +54,8 @@ export interface WriteOptions {
  * What the command pipeline needs of storage: folded loads, appends that know the state they were decided on
  * (so inline projections and snapshots evolve it with the new events instead of reading the stream again), and a
  * unit of work around one command. {@link ticketStoreOf} serves it from any {@link EventStore}; a service may do
- * better (a snapshot plus the events after it, a lock that queues writers of one stream).
+ * better (a snapshot plus the events after it, a state kept in memory that the append proves, a lock that queues
+ * writers of one stream).
  */
 export class TicketStore extends Context.Tag("@helpdesk/domain/TicketStore")<
   TicketStore,
