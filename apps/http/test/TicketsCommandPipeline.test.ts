@@ -15,6 +15,7 @@ import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
 import { type LoadedFold, PostgresTicketStore } from "../src/EventStore/PostgresTicketStore.js"
 import { SNAPSHOT_EVERY } from "../src/EventStore/TicketSnapshot.js"
 import { TicketReadModelsLive } from "../src/Tickets/ReadModel/TicketProjection.js"
+import { TicketOutboxLive } from "../src/Tickets/TicketOutbox.js"
 import { toJsonValue } from "./support/Json.js"
 import { patch, testAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
@@ -23,7 +24,7 @@ import { organizationWithTicket, postMessage, readTicket, ticketPath } from "./T
 /** A ticket store of its own (an empty in-memory cache) on the test's database, as another replica has. */
 const otherReplica = PostgresTicketStore.Default.pipe(
   Layer.provideMerge(PostgresEventStoreLive),
-  Layer.provide(TicketReadModelsLive)
+  Layer.provide([TicketReadModelsLive, TicketOutboxLive])
 )
 
 /** The ticket folded from every stored event, as JSON (instants as ISO text). */
@@ -78,6 +79,24 @@ const internalNote = (ticketId: number, messageId: number, content: string) => (
         contentHtml: "",
         isVisibleToCustomer: false,
         sendsEmail: false
+      })
+    ],
+    result: undefined
+  }))
+
+/** A plan: an associate's reply to the customer that goes out by e-mail. */
+const emailedReply = (ticketId: number, messageId: number, content: string) => () =>
+  Effect.map(DateTime.now, (at) => ({
+    commands: [
+      new AddMessage({
+        ticketId,
+        at,
+        actor: { role: "associate", user: null },
+        messageId,
+        content,
+        contentHtml: "",
+        isVisibleToCustomer: true,
+        sendsEmail: true
       })
     ],
     result: undefined
@@ -148,6 +167,47 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
           [Number(row!.ticket), row!.hasSla, Number(row!.message), Number(row!.sla)],
           [version, true, version, version]
         )
+      }).pipe(Effect.provide(otherReplica))
+  )
+
+  it.effect(
+    "a reply that goes out by e-mail sends two statements too: its outbox row is made in the append's statement, " +
+      "and only by an append that goes through",
+    () =>
+      Effect.gen(function* () {
+        const { org, t } = yield* organizationWithTicket()
+        const store = yield* PostgresTicketStore
+        const sql = yield* SqlClient.SqlClient
+        const outboxRows = (messageId: number) =>
+          sql<{ kind: string; text: string }>`
+            SELECT kind, payload->>'text' AS text FROM hd_outbox WHERE ticket_id = ${t.id} AND message_id = ${messageId}`
+        yield* loadForWrite(t.id)
+        const { texts } = yield* withStatements(
+          runTicketCommands({
+            ticketId: t.id,
+            plan: emailedReply(t.id, 9_250_000 + t.id, "Sent with the append")
+          }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)))
+        )
+        assert.strictEqual(texts.length, 2, texts.join("\n"))
+        assert.include(texts[0]!, "INSERT INTO hd_outbox", "the outbox row is written with the append")
+        assert.deepStrictEqual(yield* outboxRows(9_250_000 + t.id), [{ kind: "message", text: "Sent with the append" }])
+
+        // Another replica writes; this one's fold is stale, so its first append conflicts and the retry goes through.
+        assert.strictEqual(
+          (yield* postMessage(org, t.id, { content: "The other replica's", is_visible_to_customer: false })).status,
+          201
+        )
+        const attempts: Array<string> = []
+        yield* runTicketCommands({
+          ticketId: t.id,
+          plan: (loaded) => {
+            attempts.push((loaded as LoadedFold).source)
+            return emailedReply(t.id, 9_260_000 + t.id, "Sent once")()
+          }
+        }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)))
+        assert.deepStrictEqual(attempts.length, 2, "the first append conflicted, the second went through")
+        assert.strictEqual(attempts[0], "memory")
+        assert.deepStrictEqual(yield* outboxRows(9_260_000 + t.id), [{ kind: "message", text: "Sent once" }])
       }).pipe(Effect.provide(otherReplica))
   )
 

@@ -52,6 +52,19 @@ const isUniqueViolation = (error: SqlError.SqlError): boolean =>
 const checkpointAfter = (events: ReadonlyArray<RecordedEvent>, fallback: GlobalCheckpoint): GlobalCheckpoint =>
   events[events.length - 1]?.checkpoint ?? fallback
 
+/** How {@link PostgresEventStore}'s `append` is made beyond its appends and context. */
+export interface AppendOptions {
+  /** The caller runs the append inside its own transaction, which is the unit that rolls back. */
+  readonly inTransaction?: boolean
+  /** For some streams, the id of the event the writer's fold ends with, which the append must find at its version. */
+  readonly lastEventIds?: ReadonlyMap<string, string>
+  /**
+   * Rows the writer's append implies (e.g. outbox rows), as common table expressions made in the append's statement
+   * like the projections' `writeWithAppend`: each must write nothing unless `appended` holds.
+   */
+  readonly alsoWrite?: (appended: Statement.Fragment) => ReadonlyArray<Statement.Fragment>
+}
+
 /**
  * The event store on PostgreSQL (docs/decisions/0300-event-store-append.md, 0301-global-log-by-transaction-id.md).
  *
@@ -175,7 +188,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
       const appendInOrder = (
         appends: ReadonlyArray<StreamAppend>,
         context: AppendContext | undefined,
-        lastEventIds: ReadonlyMap<string, string> | undefined
+        lastEventIds: ReadonlyMap<string, string> | undefined,
+        alsoWrite: AppendOptions["alsoWrite"]
       ) =>
         Effect.gen(function* () {
           // Stable sort: parts of the same stream keep their order; rows are locked in one global order.
@@ -198,6 +212,7 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
             writers.set(projection.name, written.streamIds)
             writes.push(...written.expressions)
           }
+          if (alsoWrite !== undefined) writes.push(...alsoWrite(APPENDED))
           const reads = new Map<string, unknown>()
           for (const i of order) {
             const append = appends[i]!
@@ -257,12 +272,12 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
        * savepoint of its own, two round trips fewer; a failed statement then aborts the caller's transaction).
        * `lastEventIds`: for some streams, the id of the event the writer's fold ends with (a fold not read under the
        * stream's lock); such a stream's append goes through only if its event at the expected version is that one, and
-       * otherwise fails as a {@link StreamVersionConflict}.
+       * otherwise fails as a {@link StreamVersionConflict}. `alsoWrite`: the writer's own rows, made with the append.
        */
       const append = (
         appends: ReadonlyArray<StreamAppend>,
         context?: AppendContext,
-        options: { readonly inTransaction?: boolean; readonly lastEventIds?: ReadonlyMap<string, string> } = {}
+        options: AppendOptions = {}
       ): Effect.Effect<ReadonlyArray<AppendResult>, StreamVersionConflict | StreamClosed> => {
         if (appends.length === 0) return Effect.succeed([])
         const repeated = repeatedEventId(appends)
@@ -270,8 +285,8 @@ export class PostgresEventStore extends Effect.Service<PostgresEventStore>()(
         // One statement is atomic on its own; anything more needs the transaction.
         const atomic =
           options.inTransaction === true || (appends.length === 1 && projections.length === 0)
-            ? appendInOrder(appends, context, options.lastEventIds)
-            : sql.withTransaction(appendInOrder(appends, context, options.lastEventIds))
+            ? appendInOrder(appends, context, options.lastEventIds, options.alsoWrite)
+            : sql.withTransaction(appendInOrder(appends, context, options.lastEventIds, options.alsoWrite))
         return atomic.pipe(
           Effect.catchTag("SqlError", (error) =>
             isUniqueViolation(error) ? duplicateEventConflict(appends) : Effect.die(error)

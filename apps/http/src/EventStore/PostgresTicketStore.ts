@@ -19,6 +19,7 @@ import { withSpan } from "../Observability/Spans.js"
 import { waitingSinceAfter } from "../Tickets/ReadModel/WaitingSince.js"
 import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
 import { PostgresEventStore, PostgresEventStoreLive } from "./PostgresEventStore.js"
+import { TicketAppendRowsRegistered } from "./TicketAppendRows.js"
 import {
   decodeSnapshot,
   emptyFold,
@@ -104,6 +105,7 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
     effect: Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const events = yield* PostgresEventStore
+      const appendRows = yield* TicketAppendRowsRegistered
       const cache = new Map<string, CachedFold>()
 
       const remember = (streamId: string, fold: CachedFold) => {
@@ -308,7 +310,17 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
           }
           // Always inside `transaction` (the pipeline's unit of work): no savepoint of the event store's own.
           const results = yield* events
-            .append(appends, { folds }, { inTransaction: true, lastEventIds })
+            .append(
+              appends,
+              { folds },
+              {
+                inTransaction: true,
+                lastEventIds,
+                ...(appendRows.length === 0
+                  ? {}
+                  : { alsoWrite: (appended) => appendRows.flatMap((implied) => implied.rows(sql, writes, appended)) })
+              }
+            )
             .pipe(
               Effect.tapErrorTag("StreamVersionConflict", (lost) => Effect.sync(() => markContended(lost.streamId)))
             )

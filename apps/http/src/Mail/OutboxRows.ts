@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import type { OrganizationId } from "@helpdesk/domain"
 import { Effect, Schema } from "effect"
 
@@ -24,6 +24,34 @@ export interface OutboxRow {
   readonly messageId: number | null
   readonly kind: "ticket_created" | "message" | "csat_survey"
   readonly payload: OutboxPayload
+}
+
+/**
+ * `rows` as a common table expression named `name` of an append's statement (`TicketAppendRows`), written in their
+ * order and only if `appended` holds; `undefined` for no rows.
+ */
+export const outboxRowsWithAppend = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  rows: ReadonlyArray<OutboxRow>,
+  appended: Statement.Fragment
+): Statement.Fragment | undefined => {
+  if (rows.length === 0) return undefined
+  const records = rows.map((row) => ({
+    organization_id: row.organizationId,
+    ticket_id: row.ticketId,
+    message_id: row.messageId,
+    kind: row.kind,
+    payload: row.payload
+  }))
+  return sql`${sql(name)} AS (
+    INSERT INTO hd_outbox (organization_id, ticket_id, message_id, kind, payload)
+    SELECT r.organization_id, r.ticket_id, r.message_id, r.kind, r.payload
+    FROM jsonb_array_elements(${JSON.stringify(records)}::jsonb) WITH ORDINALITY AS e(v, n)
+    CROSS JOIN LATERAL jsonb_to_record(e.v)
+      AS r(organization_id bigint, ticket_id bigint, message_id bigint, kind text, payload jsonb)
+    WHERE ${appended}
+    ORDER BY e.n)`
 }
 
 /**

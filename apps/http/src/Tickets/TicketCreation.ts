@@ -18,7 +18,6 @@ import { withSpan } from "../Observability/Spans.js"
 import { TicketDirectory } from "./TicketDirectory.js"
 import { TicketInputRefused } from "./TicketErrors.js"
 import { TicketIds } from "./TicketIds.js"
-import { TicketOutbox } from "./TicketOutbox.js"
 import { asTicket, repliesByEmail, TicketPipeline, type WriteRole } from "./TicketPipeline.js"
 
 /** How a new ticket names its customer. */
@@ -55,7 +54,6 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
     const { nextMessageId, nextTicketIds } = yield* TicketIds
     const directory = yield* TicketDirectory
     const autoReplies = yield* AutoReplies
-    const outbox = yield* TicketOutbox
 
     /** Creates a ticket (see {@link CreateTicketInput}); returns its state. */
     const create = (input: CreateTicketInput) =>
@@ -153,8 +151,7 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
               // A new stream: the pipeline finds no ticket and appends expecting none.
               const created = yield* run({
                 ticketId,
-                plan: () => Effect.succeed({ commands, result: undefined }),
-                policies: [outbox.messageEmails, outbox.creationEmail]
+                plan: () => Effect.succeed({ commands, result: undefined })
               })
               return asTicket(created.state)
             })
@@ -164,11 +161,5 @@ export class TicketCreation extends Effect.Service<TicketCreation>()("@helpdesk/
 
     return { create } as const
   }),
-  dependencies: [
-    TicketPipeline.Default,
-    TicketIds.Default,
-    TicketDirectory.Default,
-    AutoReplies.Default,
-    TicketOutbox.Default
-  ]
+  dependencies: [TicketPipeline.Default, TicketIds.Default, TicketDirectory.Default, AutoReplies.Default]
 }) {}

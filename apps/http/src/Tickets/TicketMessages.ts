@@ -18,7 +18,6 @@ import { detectLanguage } from "../Language/LanguageDetection.js"
 import { withSpan } from "../Observability/Spans.js"
 import { TicketInputRefused } from "./TicketErrors.js"
 import { TicketIds } from "./TicketIds.js"
-import { TicketOutbox } from "./TicketOutbox.js"
 import { repliesByEmail, TicketPipeline, type WriteRole } from "./TicketPipeline.js"
 
 /** A reply or internal note, validated for shape. `null` recipient lists mean "not set on this message". */
@@ -49,7 +48,6 @@ export class TicketMessages extends Effect.Service<TicketMessages>()("@helpdesk/
   effect: Effect.gen(function* () {
     const { actorFor, memberOrRefuse, claim, onTicketPlanned } = yield* TicketPipeline
     const { nextMessageId } = yield* TicketIds
-    const outbox = yield* TicketOutbox
 
     const senderFor = (ticket: Ticket, actor: Actor): Sender | null =>
       actor.role === "customer"
@@ -67,50 +65,46 @@ export class TicketMessages extends Effect.Service<TicketMessages>()("@helpdesk/
       // Stored, returned and mailed: only the sanitised HTML.
       const contentHtml = sanitizeHtml(input.contentHtml)
       return Effect.map(
-        onTicketPlanned(
-          input.organizationId,
-          ticketId,
-          (ticket, at) =>
-            Effect.gen(function* () {
-              const actor = yield* actorFor(input.caller, input.role)
-              const nextAssignee: UserRef | null =
-                input.nextAssigneeId === null
-                  ? null
-                  : yield* memberOrRefuse(input.organizationId, input.nextAssigneeId, "NextAssigneeNotMember")
-              const messageId = yield* nextMessageId
-              const claimed = yield* claim(input.organizationId, input.caller, input.attachmentIds, ticketId)
-              const content = input.content === "" && contentHtml !== "" ? htmlToText(contentHtml) : input.content
-              const sendsEmail =
-                actor.role === "associate" &&
-                input.isVisibleToCustomer &&
-                ticket.mergedInto === null &&
-                repliesByEmail(ticket.customer.email, ticket.channel.type)
-              const base = { ticketId, at, actor }
-              const commands: Array<TicketCommand> = [
-                new AddMessage({
-                  ...base,
-                  messageId,
-                  sender: senderFor(ticket, actor),
-                  content,
-                  contentHtml,
-                  isVisibleToCustomer: input.isVisibleToCustomer,
-                  externalRecipientEmails: input.externalRecipientEmails,
-                  bccRecipientEmails: input.bccRecipientEmails,
-                  nextAssignee,
-                  nextPriority: input.nextPriority,
-                  nextAction: input.nextAction,
-                  attachments: claimed,
-                  sendsEmail
-                })
-              ]
-              // The conversation's language is the customer's: guessed from their first words that tell it.
-              if (ticket.language === "" && actor.role === "customer") {
-                const language = detectLanguage(content)
-                if (language !== "") commands.push(new RecordLanguage({ ...base, actor: systemActor, language }))
-              }
-              return { commands, result: messageId }
-            }),
-          [outbox.messageEmails]
+        onTicketPlanned(input.organizationId, ticketId, (ticket, at) =>
+          Effect.gen(function* () {
+            const actor = yield* actorFor(input.caller, input.role)
+            const nextAssignee: UserRef | null =
+              input.nextAssigneeId === null
+                ? null
+                : yield* memberOrRefuse(input.organizationId, input.nextAssigneeId, "NextAssigneeNotMember")
+            const messageId = yield* nextMessageId
+            const claimed = yield* claim(input.organizationId, input.caller, input.attachmentIds, ticketId)
+            const content = input.content === "" && contentHtml !== "" ? htmlToText(contentHtml) : input.content
+            const sendsEmail =
+              actor.role === "associate" &&
+              input.isVisibleToCustomer &&
+              ticket.mergedInto === null &&
+              repliesByEmail(ticket.customer.email, ticket.channel.type)
+            const base = { ticketId, at, actor }
+            const commands: Array<TicketCommand> = [
+              new AddMessage({
+                ...base,
+                messageId,
+                sender: senderFor(ticket, actor),
+                content,
+                contentHtml,
+                isVisibleToCustomer: input.isVisibleToCustomer,
+                externalRecipientEmails: input.externalRecipientEmails,
+                bccRecipientEmails: input.bccRecipientEmails,
+                nextAssignee,
+                nextPriority: input.nextPriority,
+                nextAction: input.nextAction,
+                attachments: claimed,
+                sendsEmail
+              })
+            ]
+            // The conversation's language is the customer's: guessed from their first words that tell it.
+            if (ticket.language === "" && actor.role === "customer") {
+              const language = detectLanguage(content)
+              if (language !== "") commands.push(new RecordLanguage({ ...base, actor: systemActor, language }))
+            }
+            return { commands, result: messageId }
+          })
         ),
         ({ ticket, result: messageId }): WriteResult => ({ ticket, messageId })
       )
@@ -138,5 +132,5 @@ export class TicketMessages extends Effect.Service<TicketMessages>()("@helpdesk/
 
     return { addMessage } as const
   }),
-  dependencies: [TicketPipeline.Default, TicketIds.Default, TicketOutbox.Default]
+  dependencies: [TicketPipeline.Default, TicketIds.Default]
 }) {}

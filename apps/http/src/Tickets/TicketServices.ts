@@ -8,7 +8,7 @@ import { PostgresTicketStoreLive } from "../EventStore/PostgresTicketStore.js"
 import { TicketReadModelsLive } from "./ReadModel/TicketProjection.js"
 import { TicketCommands } from "./TicketCommands.js"
 import { TicketDirectory } from "./TicketDirectory.js"
-import { TicketOutbox } from "./TicketOutbox.js"
+import { TicketOutboxLive } from "./TicketOutbox.js"
 import { TicketQueries } from "./TicketQueries.js"
 import { TicketResponses } from "./TicketResponses.js"
 
@@ -26,10 +26,10 @@ export const TicketServicesLive = Layer.mergeAll(
   Layer.provideMerge(TicketDirectory.Default),
   Layer.provideMerge(AutoReplies.Default),
   Layer.provideMerge(CsatPolicy.Default),
-  Layer.provideMerge(TicketOutbox.Default),
   Layer.provideMerge(CsatSurveys.Default),
   Layer.provideMerge(PostgresTicketStoreLive),
   Layer.provideMerge(PostgresEventStoreLive),
   Layer.provideMerge(TicketReadModelsLive),
+  Layer.provideMerge(TicketOutboxLive),
   Layer.provideMerge(PendingAttachmentsLive)
 )

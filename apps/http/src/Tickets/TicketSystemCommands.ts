@@ -1,7 +1,6 @@
 import type { OrganizationId, Ticket, TicketCommand } from "@helpdesk/domain"
 import { type DateTime, Effect } from "effect"
 import { withSpan } from "../Observability/Spans.js"
-import { TicketOutbox } from "./TicketOutbox.js"
 import { TicketPipeline } from "./TicketPipeline.js"
 
 /** Use case: commands the service issues on its own (timers, mail delivery, automations). */
@@ -10,21 +9,21 @@ export class TicketSystemCommands extends Effect.Service<TicketSystemCommands>()
   {
     effect: Effect.gen(function* () {
       const { onTicket } = yield* TicketPipeline
-      const outbox = yield* TicketOutbox
 
       /**
        * Runs commands the service issues on its own (timers, mail delivery, automations) on a ticket of the
-       * organization, in one transaction with the e-mails of any messages they add; `plan` gets the ticket and the
-       * instant of the write and may return no commands. Refusals of the domain come out as its `TicketError`s.
+       * organization, in one transaction with the e-mails of any messages they add (`TicketOutbox`); `plan` gets the
+       * ticket and the instant of the write and may return no commands. Refusals of the domain come out as its
+       * `TicketError`s.
        */
       const asSystem = <E, R>(
         organizationId: OrganizationId,
         ticketId: number,
         plan: (ticket: Ticket, at: DateTime.Utc) => Effect.Effect<ReadonlyArray<TicketCommand>, E, R>
-      ) => onTicket(organizationId, ticketId, plan, [outbox.messageEmails]).pipe(withSpan("TicketCommands.asSystem"))
+      ) => onTicket(organizationId, ticketId, plan).pipe(withSpan("TicketCommands.asSystem"))
 
       return { asSystem } as const
     }),
-    dependencies: [TicketPipeline.Default, TicketOutbox.Default]
+    dependencies: [TicketPipeline.Default]
   }
 ) {}
