@@ -66,8 +66,8 @@ const loadForWrite = (ticketId: number) =>
     )
   )
 
-/** The plan of a write adding an internal note (message `messageId`) by an associate, mailed to no one. */
-const internalNote = (ticketId: number, messageId: number, content: string) => () =>
+/** A plan: an associate's message, an internal note or a reply to the customer that goes out by e-mail. */
+const associateMessage = (ticketId: number, messageId: number, content: string, emailed: boolean) => () =>
   Effect.map(DateTime.now, (at) => ({
     commands: [
       new AddMessage({
@@ -77,30 +77,20 @@ const internalNote = (ticketId: number, messageId: number, content: string) => (
         messageId,
         content,
         contentHtml: "",
-        isVisibleToCustomer: false,
-        sendsEmail: false
+        isVisibleToCustomer: emailed,
+        sendsEmail: emailed
       })
     ],
     result: undefined
   }))
 
-/** A plan: an associate's reply to the customer that goes out by e-mail. */
-const emailedReply = (ticketId: number, messageId: number, content: string) => () =>
-  Effect.map(DateTime.now, (at) => ({
-    commands: [
-      new AddMessage({
-        ticketId,
-        at,
-        actor: { role: "associate", user: null },
-        messageId,
-        content,
-        contentHtml: "",
-        isVisibleToCustomer: true,
-        sendsEmail: true
-      })
-    ],
-    result: undefined
-  }))
+/** The plan of a write adding an internal note (message `messageId`) by an associate, mailed to no one. */
+const internalNote = (ticketId: number, messageId: number, content: string) =>
+  associateMessage(ticketId, messageId, content, false)
+
+/** The plan of an associate's reply (message `messageId`) that goes out by e-mail. */
+const emailedReply = (ticketId: number, messageId: number, content: string) =>
+  associateMessage(ticketId, messageId, content, true)
 
 /**
  * A new ticket, loaded under the lock (`before`), then a note written through this store and rolled back after its
