@@ -14,7 +14,9 @@ import { openLoad } from "./OpenLoad.js"
  * token and membership check the service's statement makes), and performing
  * `POST message`'s writes (event, stream version, message and ticket rows, outbox row) in one transaction, without
  * authentication or framework. Servers run in child processes so the load generator does not share their event loop.
- * `GET ticket` and its baseline alternate for `BENCH_ROUNDS` rounds (default 5; the median round is the figure). Each
+ * `GET ticket` and its baseline alternate for `BENCH_ROUNDS` rounds (default 5; the median round is the figure), with
+ * the pinned stack's floor between them (`BENCH_MODE=floor`: a one-endpoint `HttpApi` on `@effect/sql-pg`, no auth);
+ * `BENCH_ONLY=ticket` stops after those rounds. Each
  * scenario runs `BENCH_SECONDS` (default 10) at `BENCH_CONNECTIONS` (default 50) connections; each server writes for
  * `BENCH_WRITE_WARMUP` seconds (default 20) before its write scenario is measured. Targets: `GET` ticket,
  * organization and customer ≥ 50% of their baselines' requests/s, messages and tickets ≥ 40%, every read's p99 under
@@ -89,6 +91,11 @@ const run = Effect.scoped(
       BENCH_DATABASE_URL: url,
       BENCH_ORGANIZATION_ID: String(app.organizationId)
     })
+    const floor = yield* serverProcess({
+      BENCH_MODE: "floor",
+      BENCH_DATABASE_URL: url,
+      BENCH_ORGANIZATION_ID: String(app.organizationId)
+    })
     const ticketIds = app.ticketIds!
     const ticketPath = `${app.organizationPath}tickets/${ticketIds[0]}/`
     const headers = { "x-service-token": app.token! }
@@ -142,12 +149,14 @@ const run = Effect.scoped(
       })
 
     /** A read's throughput, and its baseline's, both warmed first (JIT, connection pools, PostgreSQL's cache). */
-    const throughputOf = (label: string, path: string, rounds = 1) =>
+    const throughputOf = (label: string, path: string, rounds = 1, withFloor = false) =>
       Effect.gen(function* () {
         const serviceUrl = `http://127.0.0.1:${app.port}${path}`
         const bareUrl = `http://127.0.0.1:${base.port}${path}`
+        const floorUrl = `http://127.0.0.1:${floor.port}${path}`
         yield* Console.log("")
         yield* load("warm-up", { url: bareUrl, duration: 3 })
+        if (withFloor) yield* load("warm-up", { url: floorUrl, duration: 3 })
         yield* load("warm-up", { url: serviceUrl, headers, duration: 3 })
         // With several rounds the two alternate, so a drift of the machine's speed weighs on both alike; the median
         // round counts.
@@ -156,6 +165,10 @@ const run = Effect.scoped(
           const of = rounds === 1 ? "" : ` (${round}/${rounds})`
           const bare = yield* load(`baseline: node:http + pg, ${label}${of}`, { url: bareUrl }, base)
           yield* Console.log(line(bare))
+          if (withFloor) {
+            const floored = yield* load(`floor: HttpApi + @effect/sql-pg, no auth${of}`, { url: floorUrl }, floor)
+            yield* Console.log(line(floored, bare))
+          }
           const service = yield* load(`${label}${of}`, { url: serviceUrl, headers }, app)
           yield* Console.log(line(service, bare))
           measured.push({ service, bare })
@@ -167,7 +180,7 @@ const run = Effect.scoped(
         )[Math.floor(rounds / 2)]!
       })
 
-    const ticketThroughput = yield* throughputOf("GET …/tickets/{id}/", ticketPath, ROUNDS)
+    const ticketThroughput = yield* throughputOf("GET …/tickets/{id}/", ticketPath, ROUNDS, true)
     const getTicket = ticketThroughput.service
     const verdicts = [
       yield* measureRead(`GET ticket (median of ${ROUNDS} rounds)`, ticketPath, 0.5, Effect.succeed(ticketThroughput))
@@ -179,6 +192,7 @@ const run = Effect.scoped(
       app
     )
     yield* Console.log(line(healthz, ticketThroughput.bare))
+    if (process.env.BENCH_ONLY === "ticket") return
     const otherReads = [
       { label: "GET /organizations/{id}/", path: app.organizationPath!, target: 0.5 },
       { label: "GET …/customers/{id}/", path: `${app.organizationPath}customers/${app.customerIds![0]}/`, target: 0.5 },

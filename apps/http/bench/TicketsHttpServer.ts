@@ -9,11 +9,14 @@
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
-import { HttpServer } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import pg from "pg"
 import { Tokens } from "../src/Auth/Tokens.js"
+import { clientOptions } from "../src/Database/Database.js"
+import * as PgPool from "../src/Database/PgPool.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { HttpAppLive } from "../src/Server.js"
 import { ServicesLive } from "../src/Services.js"
@@ -286,6 +289,48 @@ const app = () => {
   Effect.runFork(program.pipe(Effect.provide(AppLive)))
 }
 
+/**
+ * `BENCH_MODE=floor`: the pinned stack's own floor for `GET ticket`: an `HttpApi` of that one endpoint on
+ * `@effect/platform-node`, answering the baseline's statement through the service's `@effect/sql-pg` pool, with no
+ * authentication, no middleware and no edge. What the service adds to a read is the distance from here to it.
+ */
+const floor = () => {
+  const organizationId = process.env.BENCH_ORGANIZATION_ID!
+  const Floor = HttpApi.make("floor").add(
+    HttpApiGroup.make("tickets").add(
+      HttpApiEndpoint.get("ticket", "/organizations/:organization/tickets/:ticketId/")
+        .setPath(Schema.Struct({ organization: Schema.String, ticketId: Schema.NumberFromString }))
+        .addSuccess(Schema.Unknown)
+    )
+  )
+  const TicketsLive = HttpApiBuilder.group(Floor, "tickets", (handlers) =>
+    handlers.handle("ticket", ({ path }) =>
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ view: unknown }>`
+        SELECT view FROM hd_tickets WHERE ticket_id = ${path.ticketId} AND organization_id = ${organizationId}`
+      ).pipe(
+        Effect.map((rows) => rows[0]?.view),
+        Effect.orDie
+      )
+    )
+  )
+  const FloorLive = HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiBuilder.api(Floor).pipe(Layer.provide(TicketsLive))),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+    Layer.provide(
+      PgPool.layer({ url: Redacted.make(url), maxConnections: 20, namedStatements: true, ...clientOptions })
+    )
+  )
+  const program = Effect.gen(function* () {
+    const server = yield* HttpServer.HttpServer
+    send({ port: server.address._tag === "TcpAddress" ? server.address.port : 0 })
+    return yield* Effect.never
+  })
+  Effect.runFork(program.pipe(Effect.provide(FloorLive), Effect.provide(Layer.setTracerEnabled(false))))
+}
+
 answerCpuQueries()
 if (process.env.BENCH_MODE === "baseline") baseline()
+else if (process.env.BENCH_MODE === "floor") floor()
 else app()
