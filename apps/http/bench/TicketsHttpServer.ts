@@ -4,8 +4,8 @@
  * port; `BENCH_MODE=baseline`: bare `node:http` + `pg` answering each read the benchmark measures with the query the
  * service sends for it (`GET` ticket, organization, messages, tickets, customer), and `POST …/tickets/{id}/messages/`
  * with the same writes as the service's reply (event, stream version, message and ticket rows, outbox row) in one
- * transaction, with no auth, no framework, no projections to fold. Either sends `{ port, … }` to its parent when it
- * listens.
+ * transaction, with no auth, no framework, no projections to fold; `BENCH_MODE=floor`: the pinned stack alone
+ * answering `GET` ticket (see `floor` below). Each sends `{ port, … }` to its parent when it listens.
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
