@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from "node:child_process"
 import * as os from "node:os"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Effect } from "effect"
 
 /** A benchmark the runner (`bench/index.ts`) can run: it prints its own figures and baselines. */
@@ -82,23 +83,60 @@ export const machine = () => {
 }
 
 const CPU_QUERY = "cpu?"
+const LOOP_QUERY = "loop?"
 
-/** For a server script: answers its parent's {@link ServerProcess.cpuMicros} queries with its CPU time so far. */
-export const answerCpuQueries = () =>
+/** How late the event loop ran a server's timers since the last such question, in milliseconds. */
+export interface LoopDelay {
+  readonly p99: number
+  readonly max: number
+}
+
+/**
+ * For a server script: answers its parent's {@link ServerProcess.cpuMicros} queries with its CPU time so far, and its
+ * {@link ServerProcess.loopDelay} queries with how late its event loop ran since the last one (sampled every 5 ms).
+ */
+export const answerServerQueries = () => {
+  const delay = monitorEventLoopDelay({ resolution: 5 })
+  delay.enable()
   process.on("message", (message) => {
     if (message === CPU_QUERY) {
       const { user, system } = process.cpuUsage()
       process.send?.({ cpuMicros: user + system })
+    } else if (message === LOOP_QUERY) {
+      const loopDelay: LoopDelay = { p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 }
+      delay.reset()
+      process.send?.({ loopDelay })
     }
   })
+}
 
-/** A server child process: what it was ready with, and its CPU time so far (µs, user + system). */
-export type ServerProcess<Ready> = Ready & { readonly cpuMicros: Effect.Effect<number> }
+/**
+ * A server child process: what it was ready with, its CPU time so far (µs, user + system), and how late its event
+ * loop ran since the last `loopDelay` (a stall of the server's own, apart from time spent queued at the socket).
+ */
+export type ServerProcess<Ready> = Ready & {
+  readonly cpuMicros: Effect.Effect<number>
+  readonly loopDelay: Effect.Effect<LoopDelay>
+}
+
+/** Asks `child` `query` and answers the field `key` of its reply. */
+const ask = <A>(child: ChildProcess, query: string, key: string) =>
+  Effect.async<A>((resume) => {
+    const answer = (message: unknown) => {
+      if (typeof message === "object" && message !== null && key in message) {
+        child.off("message", answer)
+        resume(Effect.succeed((message as Record<string, A>)[key]!))
+      }
+    }
+    child.on("message", answer)
+    child.send(query)
+  })
 
 /**
  * Starts the server script `script` in a child process with `env` added, and waits for the first message it sends
- * (what it is ready with); the child is killed when the scope closes. `cpuMicros` asks the child (which calls
- * {@link answerCpuQueries}) for its CPU time: the server's own cost per request, apart from the load generator's.
+ * (what it is ready with); the child is killed when the scope closes. `cpuMicros` and `loopDelay` ask the child
+ * (which calls {@link answerServerQueries}): its CPU time, the server's own cost per request apart from the load
+ * generator's, and how late its event loop ran.
  */
 export const serverProcess = <Ready>(script: string, env: Record<string, string>) =>
   Effect.acquireRelease(
@@ -112,16 +150,8 @@ export const serverProcess = <Ready>(script: string, env: Record<string, string>
     Effect.map(
       ({ child, ready }): ServerProcess<Ready> => ({
         ...ready,
-        cpuMicros: Effect.async<number>((resume) => {
-          const answer = (message: unknown) => {
-            if (typeof message === "object" && message !== null && "cpuMicros" in message) {
-              child.off("message", answer)
-              resume(Effect.succeed(Number(message.cpuMicros)))
-            }
-          }
-          child.on("message", answer)
-          child.send(CPU_QUERY)
-        })
+        cpuMicros: Effect.map(ask<number>(child, CPU_QUERY, "cpuMicros"), Number),
+        loopDelay: ask<LoopDelay>(child, LOOP_QUERY, "loopDelay")
       })
     )
   )

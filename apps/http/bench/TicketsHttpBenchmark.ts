@@ -109,11 +109,18 @@ const run = Effect.scoped(
     const latency = (label: string, path: string, service: Figures, rewarm = true) =>
       Effect.gen(function* () {
         const rate = Math.max(50, Math.round(service.requestsPerSecond / 2 / 10) * 10)
-        const atRate = (server: string, port: number, withHeaders?: Record<string, string>) =>
+        // The server's event-loop delay over the run tells a stall of its own (a long task, a collection) from
+        // time a request spent queued behind others.
+        const atRate = (
+          server: string,
+          process: Benchmark.ServerProcess<Ready>,
+          withHeaders?: Record<string, string>
+        ) =>
           Effect.gen(function* () {
-            const url = `http://127.0.0.1:${port}${path}`
+            const url = `http://127.0.0.1:${process.port}${path}`
             if (rewarm) yield* load("warm-up", { url, duration: 3, ...(withHeaders ? { headers: withHeaders } : {}) })
-            return yield* Effect.promise(() =>
+            yield* process.loopDelay
+            const r = yield* Effect.promise(() =>
               openLoad({
                 url,
                 rate,
@@ -122,22 +129,23 @@ const run = Effect.scoped(
                 ...(withHeaders ? { headers: withHeaders } : {})
               })
             )
-          }).pipe(
-            Effect.map(
-              (r): Figures => ({
-                label: `${server} at ${rate} req/s (open loop)`,
-                requestsPerSecond: r.requestsPerSecond,
-                p50: r.p50,
-                p99: r.p99,
-                total: r.completed,
-                non2xx: r.non2xx,
-                errors: r.errors
-              })
-            ),
-            Effect.tap((figures) => Console.log(line(figures)))
-          )
-        const bare = yield* atRate(`baseline: ${label}`, base.port)
-        return { rate, bare, service: yield* atRate(label, app.port, headers) }
+            const delay = yield* process.loopDelay
+            const figures: Figures = {
+              label: `${server} at ${rate} req/s (open loop)`,
+              requestsPerSecond: r.requestsPerSecond,
+              p50: r.p50,
+              p99: r.p99,
+              total: r.completed,
+              non2xx: r.non2xx,
+              errors: r.errors
+            }
+            yield* Console.log(
+              `${line(figures)}   server loop delay p99 ${delay.p99.toFixed(0)} ms, max ${delay.max.toFixed(0)} ms`
+            )
+            return figures
+          })
+        const bare = yield* atRate(`baseline: ${label}`, base)
+        return { rate, bare, service: yield* atRate(label, app, headers) }
       })
     /** Measures one read against its baseline: throughput, then latency at a constant rate. */
     const measureRead = (label: string, path: string, target: number, throughput: Effect.Effect<Throughput>) =>

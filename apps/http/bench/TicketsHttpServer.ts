@@ -22,7 +22,7 @@ import { HttpAppLive } from "../src/Server.js"
 import { ServicesLive } from "../src/Services.js"
 import { Users } from "../src/Users/Users.js"
 import { migratedPool } from "./BenchDatabase.js"
-import { answerCpuQueries } from "./Benchmark.js"
+import { answerServerQueries } from "./Benchmark.js"
 
 const url = process.env.BENCH_DATABASE_URL!
 const send = (message: unknown) => process.send?.(message)
@@ -330,7 +330,7 @@ const floor = () => {
   Effect.runFork(program.pipe(Effect.provide(FloorLive), Effect.provide(Layer.setTracerEnabled(false))))
 }
 
-answerCpuQueries()
+answerServerQueries()
 if (process.env.BENCH_MODE === "baseline") baseline()
 else if (process.env.BENCH_MODE === "floor") floor()
 else app()
