@@ -1,7 +1,7 @@
 /**
  * The server side of the tickets HTTP benchmark, run in a child process so the load generator does not share its
- * event loop. `BENCH_MODE=app`: the real service (migrations, an organization, tickets with messages) on a free
- * port; `BENCH_MODE=baseline`: bare `node:http` + `pg` answering each read the benchmark measures with the query the
+ * event loop. `BENCH_MODE=app`: the service as served (see `app` below: migrations, an organization, tickets with
+ * messages) on a free port; `BENCH_MODE=baseline`: bare `node:http` + `pg` answering each read the benchmark measures with the query the
  * service sends for it (`GET` ticket, organization, messages, tickets, customer), and `POST …/tickets/{id}/messages/`
  * with the same writes as the service's reply (event, stream version, message and ticket rows, outbox row) in one
  * transaction, with no auth, no framework, no projections to fold; `BENCH_MODE=floor`: the pinned stack alone
@@ -9,16 +9,18 @@
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage } from "node:http"
+import { createServer as createNetServer } from "node:net"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import pg from "pg"
 import { Tokens } from "../src/Auth/Tokens.js"
+import { LoggerLive } from "../src/Cli/Logging.js"
 import { clientOptions } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
-import { HttpAppLive } from "../src/Server.js"
+import { ServerLive } from "../src/Server.js"
 import { ServicesLive } from "../src/Services.js"
 import { Users } from "../src/Users/Users.js"
 import { migratedPool } from "./BenchDatabase.js"
@@ -239,16 +241,30 @@ const baseline = () => {
   })
 }
 
-const app = () => {
-  const DatabaseLive = migratedPool(url, 20)
-  const AppLive = HttpAppLive().pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+/** A port nothing listens on now, for a server whose layer does not tell the port it took. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createNetServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+/**
+ * The service as `helpdesk serve --without-workers` runs it (`ServerLive`: the drained server, a JSON log line per
+ * request on this process's stdout, which the benchmark discards). The workers are left to another process, as
+ * that option does: here they would deliver the replies' mail, each delivery a write of its own, beside the writes
+ * measured.
+ */
+const app = async () => {
+  const port = await freePort()
+  const AppLive = ServerLive({ host: "127.0.0.1", port, workers: false }).pipe(
     Layer.provideMerge(ServicesLive),
-    Layer.provideMerge(DatabaseLive)
+    Layer.provideMerge(migratedPool(url, 20))
   )
   const program = Effect.gen(function* () {
-    const server = yield* HttpServer.HttpServer
-    const port = server.address._tag === "TcpAddress" ? server.address.port : 0
     const owner = yield* (yield* Users).ensure("bench-owner@example.com", "Bench Owner")
     const organization = yield* (yield* Organizations).create({ name: "Bench", createdBy: owner.id })
     const token = (yield* (yield* Tokens).issuePersonal(owner.id)).token
@@ -286,7 +302,7 @@ const app = () => {
     })
     return yield* Effect.never
   })
-  Effect.runFork(program.pipe(Effect.provide(AppLive)))
+  Effect.runFork(program.pipe(Effect.provide(AppLive), Effect.provide(LoggerLive("stdout"))))
 }
 
 /**
@@ -333,4 +349,4 @@ const floor = () => {
 answerServerQueries()
 if (process.env.BENCH_MODE === "baseline") baseline()
 else if (process.env.BENCH_MODE === "floor") floor()
-else app()
+else void app()
