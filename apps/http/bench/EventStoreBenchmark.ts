@@ -15,9 +15,9 @@ import { Console, Effect, Either, Layer } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import { InlineProjections } from "../src/EventStore/InlineProjection.js"
 import { PostgresEventStoreLive } from "../src/EventStore/PostgresEventStore.js"
-import { PostgresTicketStoreLive } from "../src/EventStore/PostgresTicketStore.js"
 import { rebuildProjections } from "../src/EventStore/Rebuild.js"
 import { ticketProjection } from "../src/Tickets/ReadModel/TicketProjection.js"
+import { PostgresTicketStoreLive } from "../src/Tickets/Store/PostgresTicketStore.js"
 import { ticketLifecycle } from "../test/eventstore/ticketWorkload.js"
 import {
   decideInOrder,

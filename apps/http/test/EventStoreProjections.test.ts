@@ -18,9 +18,7 @@ import { DateTime, Effect, Either, Exit } from "effect"
 import { type EventRow, eventColumns, toRecordedEvent } from "../src/EventStore/EventRows.js"
 import type { InlineProjection } from "../src/EventStore/InlineProjection.js"
 import { PostgresEventStore } from "../src/EventStore/PostgresEventStore.js"
-import { PostgresTicketStore } from "../src/EventStore/PostgresTicketStore.js"
 import { RebuildInProgress, rebuildProjections } from "../src/EventStore/Rebuild.js"
-import { SNAPSHOT_EVERY } from "../src/EventStore/TicketSnapshot.js"
 import {
   decodeStoredMessageView,
   decodeStoredTicketView,
@@ -28,6 +26,8 @@ import {
   encodeTicketView
 } from "../src/Tickets/ReadModel/StoredViews.js"
 import { ticketProjection, ticketReplayer } from "../src/Tickets/ReadModel/TicketProjection.js"
+import { PostgresTicketStore } from "../src/Tickets/Store/PostgresTicketStore.js"
+import { SNAPSHOT_EVERY } from "../src/Tickets/Store/TicketSnapshot.js"
 import { appendTo, databaseStartup, eventStoreOnFreshDatabase, freshStream, newEvent } from "./eventstore/fixtures.js"
 import { ticketLifecycle } from "./eventstore/ticketWorkload.js"
 import { toJsonValue } from "./support/Json.js"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { RecordedEvent, TicketEvent } from "@helpdesk/domain"
-import { emptyFold, handoverOf, type TicketHandover } from "../src/EventStore/TicketSnapshot.js"
+import { emptyFold, handoverOf, type TicketHandover } from "../src/Tickets/Store/TicketSnapshot.js"
 
 // Only the positions matter to the handover; the rest of a recorded event is not read.
 const recordedAt = (...positions: ReadonlyArray<number>) =>

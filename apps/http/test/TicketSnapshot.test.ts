@@ -6,7 +6,7 @@ import {
   SNAPSHOT_MESSAGES_PER_EVENT,
   snapshotInterval,
   snapshotVersionAfter
-} from "../src/EventStore/TicketSnapshot.js"
+} from "../src/Tickets/Store/TicketSnapshot.js"
 
 // Only the message count of a state matters to the rule.
 const ticketOf = (messages: number) =>

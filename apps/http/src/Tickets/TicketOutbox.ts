@@ -1,6 +1,6 @@
 import type { Ticket, TicketEvent, TicketState } from "@helpdesk/domain"
-import { type TicketAppendRows, TicketAppendRowsRegistered } from "../EventStore/TicketAppendRows.js"
 import { type OutboxRow, outboxRowsWithAppend } from "../Mail/OutboxRows.js"
+import { type TicketAppendRows, TicketAppendRowsRegistered } from "./Store/TicketAppendRows.js"
 
 const messageEmail = (ticket: Ticket, messageId: number): OutboxRow => {
   const message = ticket.messages.find((m) => m.id === messageId)!

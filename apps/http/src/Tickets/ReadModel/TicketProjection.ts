@@ -17,16 +17,16 @@ import {
 import { DateTime, Effect, Either } from "effect"
 import { eventsByStream, readStreamEvents } from "../../EventStore/EventsByStream.js"
 import { type InlineProjection, InlineProjections, type Replayer } from "../../EventStore/InlineProjection.js"
+import { withSpan } from "../../Observability/Spans.js"
+import { searchDocument } from "../../Search/SearchText.js"
+import { slaProjection } from "../../Sla/SlaProjection.js"
 import {
   encodeSnapshot,
   handoverForAppend,
   handoverOf,
   snapshotVersionAfter,
   type TicketHandover
-} from "../../EventStore/TicketSnapshot.js"
-import { withSpan } from "../../Observability/Spans.js"
-import { searchDocument } from "../../Search/SearchText.js"
-import { slaProjection } from "../../Sla/SlaProjection.js"
+} from "../Store/TicketSnapshot.js"
 import { forEachChanged, removedIds } from "./MessageChanges.js"
 import { encodeMessageView, encodeTicketView } from "./StoredViews.js"
 import { waitingOnCustomerSince, waitingSinceAfter } from "./WaitingSince.js"

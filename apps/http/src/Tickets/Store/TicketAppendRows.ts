@@ -24,7 +24,7 @@ export interface TicketAppendRows {
 
 /** The rows every ticket append of the service makes. None by default; the service registers the mail outbox's. */
 export class TicketAppendRowsRegistered extends Context.Reference<TicketAppendRowsRegistered>()(
-  "@helpdesk/http/EventStore/TicketAppendRows",
+  "@helpdesk/http/Tickets/Store/TicketAppendRows",
   { defaultValue: (): ReadonlyArray<TicketAppendRows> => [] }
 ) {
   /** Registers these (replacing any registered before). */

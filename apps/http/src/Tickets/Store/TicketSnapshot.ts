@@ -1,6 +1,6 @@
 import type { RecordedEvent, StreamAppend, TicketEvent, TicketState } from "@helpdesk/domain"
 import { DateTime } from "effect"
-import type { AppendContext } from "./InlineProjection.js"
+import type { AppendContext } from "../../EventStore/InlineProjection.js"
 
 /**
  * A ticket stream folded up to `version`, with what the `tickets` projection folds beside the domain's state

@@ -15,10 +15,10 @@ import {
   type WriteOptions
 } from "@helpdesk/domain"
 import { type DateTime, Effect, Either, Layer } from "effect"
-import { withSpan } from "../Observability/Spans.js"
-import { waitingSinceAfter } from "../Tickets/ReadModel/WaitingSince.js"
-import { type EventRow, eventColumns, toRecordedEvent } from "./EventRows.js"
-import { PostgresEventStore, PostgresEventStoreLive } from "./PostgresEventStore.js"
+import { type EventRow, eventColumns, toRecordedEvent } from "../../EventStore/EventRows.js"
+import { PostgresEventStore, PostgresEventStoreLive } from "../../EventStore/PostgresEventStore.js"
+import { withSpan } from "../../Observability/Spans.js"
+import { waitingSinceAfter } from "../ReadModel/WaitingSince.js"
 import { TicketAppendRowsRegistered } from "./TicketAppendRows.js"
 import {
   decodeSnapshot,
@@ -98,7 +98,7 @@ const isFold = (loaded: LoadedTicket): loaded is LoadedFold =>
  *   evolve it with the new events (and write a snapshot when one is due) without reading the stream.
  */
 export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
-  "@helpdesk/http/EventStore/PostgresTicketStore",
+  "@helpdesk/http/Tickets/Store/PostgresTicketStore",
   {
     // The port and the store beside it; their inline projections are chosen where this is built.
     dependencies: [PostgresEventStoreLive],
