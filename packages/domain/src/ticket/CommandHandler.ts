@@ -1,89 +1,20 @@
 import { Effect, Either, Schedule } from "effect"
-import {
-  type AppendResult,
-  type EventStore,
-  type RecordedEvent,
-  type StreamAppend,
-  type StreamClosed,
-  StreamVersionConflict
-} from "../EventStore.js"
+import { type AppendResult, type EventStore, type StreamClosed, StreamVersionConflict } from "../EventStore.js"
 import { withSpanWhenTraced } from "../Tracing.js"
 import type { MergeTickets, TicketCommand } from "./Commands.js"
 import { decide, decideMerge, type MergeDecision } from "./Decide.js"
 import type { MergeError, TicketError } from "./Errors.js"
-import { type EventDecodeError, fromRecordedEvents } from "./EventCodec.js"
+import type { EventDecodeError } from "./EventCodec.js"
 import type { TicketEvent } from "./Events.js"
 import { evolve, evolveAll } from "./Evolve.js"
-import { initialState, type TicketState } from "./State.js"
+import type { TicketState } from "./State.js"
 import {
   type EventIdGenerator,
   type LoadedTicket,
   provideTicketStoreFromEventStore,
-  streamAppendOf,
   TicketStore,
   type TicketWrite
 } from "./TicketStore.js"
-
-/** Decodes (upcasting as needed) and folds a stream's recorded events. */
-export const loadTicket = (recorded: ReadonlyArray<RecordedEvent>): Either.Either<LoadedTicket, EventDecodeError> =>
-  Either.map(fromRecordedEvents(recorded), (events) => ({
-    state: evolveAll(events, initialState),
-    version: recorded.length === 0 ? 0 : recorded[recorded.length - 1]!.streamPosition
-  }))
-
-/** What to append for one command, and the state after it. `append` is `null` when nothing happens. */
-export interface HandledCommand {
-  readonly events: ReadonlyArray<TicketEvent>
-  readonly append: StreamAppend | null
-  readonly state: TicketState
-}
-
-/**
- * load → fold → decide, purely: given a stream's recorded events and a command, the append to make
- * (with the expected version that makes it safe under concurrency) and the resulting state.
- */
-export const handleTicketCommand = (
-  recorded: ReadonlyArray<RecordedEvent>,
-  command: TicketCommand,
-  eventId: EventIdGenerator,
-  metadata?: Record<string, unknown>
-): Either.Either<HandledCommand, TicketError | EventDecodeError> =>
-  Either.flatMap(loadTicket(recorded), ({ state, version }) =>
-    Either.map(decide(command, state), (events) => {
-      const after = evolveAll(events, state)
-      const write = { ticketId: command.ticketId, before: { state, version }, events, after }
-      return { events, state: after, append: events.length === 0 ? null : streamAppendOf(write, { eventId, metadata }) }
-    })
-  )
-
-/** The two appends of a merge (the source's closes its stream) and both resulting states. */
-export interface HandledMerge {
-  readonly appends: readonly [StreamAppend, StreamAppend]
-  readonly source: TicketState
-  readonly target: TicketState
-}
-
-/** load → fold → decide for a merge over both streams; append `appends` in one multi-stream append. */
-export const handleMerge = (
-  sourceRecorded: ReadonlyArray<RecordedEvent>,
-  targetRecorded: ReadonlyArray<RecordedEvent>,
-  command: MergeTickets,
-  eventId: EventIdGenerator,
-  metadata?: Record<string, unknown>
-): Either.Either<HandledMerge, MergeError | EventDecodeError> =>
-  Either.flatMap(Either.all([loadTicket(sourceRecorded), loadTicket(targetRecorded)]), ([source, target]) =>
-    Either.map(decideMerge(command, source.state, target.state), (decision) => {
-      const [sourceWrite, targetWrite] = mergeWrites(command, source, target, decision)
-      return {
-        appends: [
-          streamAppendOf(sourceWrite, { eventId, metadata }),
-          streamAppendOf(targetWrite, { eventId, metadata })
-        ],
-        source: sourceWrite.after,
-        target: targetWrite.after
-      }
-    })
-  )
 
 /** The writes of a decided merge: the source's closes its stream. */
 const mergeWrites = (

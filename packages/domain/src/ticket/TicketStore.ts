@@ -3,6 +3,7 @@ import {
   type AppendResult,
   EventStore,
   ExpectedVersion,
+  type RecordedEvent,
   type StreamAppend,
   type StreamClosed,
   type StreamVersionConflict
@@ -30,6 +31,13 @@ export interface LoadedTicket {
   readonly state: TicketState
   readonly version: number
 }
+
+/** Decodes (upcasting as needed) and folds a stream's recorded events. */
+export const loadTicket = (recorded: ReadonlyArray<RecordedEvent>): Either.Either<LoadedTicket, EventDecodeError> =>
+  Either.map(fromRecordedEvents(recorded), (events) => ({
+    state: evolveAll(events, initialState),
+    version: recorded.length === 0 ? 0 : recorded[recorded.length - 1]!.streamPosition
+  }))
 
 /** Makes the id of the `index`-th event of an append (the app passes `crypto.randomUUID`-based ids). */
 export type EventIdGenerator = (event: TicketEvent, index: number) => string
@@ -99,13 +107,7 @@ export const streamAppendOf = (write: TicketWrite, options: WriteOptions): Strea
  * is the store's atomic append (there is nothing else to make atomic).
  */
 export const ticketStoreOf = (store: EventStore["Type"]): TicketStore["Type"] => {
-  const load = (ticketId: number) =>
-    Effect.flatMap(store.readStream(ticketStreamId(ticketId)), (recorded) =>
-      Either.map(fromRecordedEvents(recorded), (events) => ({
-        state: evolveAll(events, initialState),
-        version: recorded.length === 0 ? 0 : recorded[recorded.length - 1]!.streamPosition
-      }))
-    )
+  const load = (ticketId: number) => Effect.flatMap(store.readStream(ticketStreamId(ticketId)), loadTicket)
   return {
     load,
     loadMany: (ticketIds) => Effect.forEach(ticketIds, (id) => Effect.either(load(id))),

@@ -5,14 +5,10 @@ import {
   ExpectedVersion,
   executeMerge,
   executeTicketCommand,
-  GlobalCheckpointStart,
-  handleMerge,
-  handleTicketCommand,
   InMemoryEventStore,
   type LoadedTicket,
   MergeTickets,
   provideTicketStoreFromEventStore,
-  type RecordedEvent,
   runTicketBatch,
   runTicketCommands,
   type StreamAppend,
@@ -24,76 +20,87 @@ import {
 import { addMessage, associate, createTicket, customer, minute, ticketId } from "@helpdesk/domain/testing"
 import { Effect, Either, Schedule } from "effect"
 
-let n = 0
-const ids = () => `evt-${++n}`
-
-/** Stores an append the way the port would, for the pure handler's next round. */
-const record = (append: StreamAppend, before: ReadonlyArray<RecordedEvent>): ReadonlyArray<RecordedEvent> => [
-  ...before,
-  ...append.events.map((e, i) => ({
-    ...e,
-    streamId: append.streamId,
-    streamPosition: before.length + i + 1,
-    globalPosition: BigInt(before.length + i + 1),
-    checkpoint: GlobalCheckpointStart,
-    createdAt: new Date(0)
-  }))
-]
-
-describe("handleTicketCommand (pure load → fold → decide)", () => {
-  it("creation appends to a new stream with expected NoStream", () => {
-    const handled = Either.getOrThrow(handleTicketCommand([], createTicket(), ids))
-    expect(handled.append).toMatchObject({
-      streamId: ticketStreamId(ticketId),
-      streamType: "ticket",
-      expected: ExpectedVersion.noStream
+/**
+ * The context's store with every append it is asked for kept in `appends`, in order: what the pipeline hands the
+ * port (streams, expected versions, closing), seen from outside.
+ */
+const recordingAppends = <A, E, R>(body: (appends: ReadonlyArray<StreamAppend>) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const store = yield* EventStore
+    const appends: Array<StreamAppend> = []
+    const recording = EventStore.of({
+      ...store,
+      append: (batch) =>
+        Effect.suspend(() =>
+          Effect.zipRight(
+            Effect.sync(() => appends.push(...batch)),
+            store.append(batch)
+          )
+        )
     })
-    expect(handled.append!.events.map((e) => [e.type, e.schemaVersion])).toEqual([["TicketCreated", 2]])
-    expect(handled.state._tag).toBe("Ticket")
-  })
+    return yield* body(appends).pipe(Effect.provideService(EventStore, recording))
+  }).pipe(Effect.provide(InMemoryEventStore))
 
-  it("a later command expects the stream's current version", () => {
-    const first = Either.getOrThrow(handleTicketCommand([], createTicket(), ids))
-    const stream = record(first.append!, [])
-    const second = Either.getOrThrow(handleTicketCommand(stream, addMessage(), ids))
-    expect(second.append!.expected).toEqual(ExpectedVersion.exact(1))
-    expect(second.append!.events.map((e) => e.type)).toEqual(["MessageAdded", "TicketActivated"])
-  })
-
-  it("a command that changes nothing has no append; a refusal is returned as the typed error", () => {
-    const stream = record(
-      Either.getOrThrow(handleTicketCommand([], createTicket({ priority: "low" }), ids)).append!,
-      []
+describe("the pipeline's appends (load → fold → decide → append with the expected version)", () => {
+  it.effect("given no stream, when a ticket is created, then it appends to a new stream expecting NoStream", () =>
+    recordingAppends((appends) =>
+      Effect.gen(function* () {
+        const handled = yield* executeTicketCommand(createTicket())
+        expect(appends).toHaveLength(1)
+        expect(appends[0]).toMatchObject({
+          streamId: ticketStreamId(ticketId),
+          streamType: "ticket",
+          expected: ExpectedVersion.noStream
+        })
+        expect(appends[0]!.events.map((e) => [e.type, e.schemaVersion])).toEqual([["TicketCreated", 2]])
+        expect(handled.state._tag).toBe("Ticket")
+      })
     )
-    const same = Either.getOrThrow(
-      handleTicketCommand(
-        stream,
-        new ChangePriority({ ticketId, at: minute(1), actor: associate, priority: "low" }),
-        ids
+  )
+
+  it.effect("given a stream of one event, when a later command is decided, then it expects version 1", () =>
+    recordingAppends((appends) =>
+      Effect.gen(function* () {
+        yield* executeTicketCommand(createTicket())
+        yield* executeTicketCommand(addMessage())
+        expect(appends[1]!.expected).toEqual(ExpectedVersion.exact(1))
+        expect(appends[1]!.events.map((e) => e.type)).toEqual(["MessageAdded", "TicketActivated"])
+      })
+    )
+  )
+
+  it.effect(
+    "when a command changes nothing, then nothing is appended; when it is refused, then the refusal is the typed " +
+      "error and nothing is appended",
+    () =>
+      recordingAppends((appends) =>
+        Effect.gen(function* () {
+          yield* executeTicketCommand(createTicket({ priority: "low" }))
+          const same = yield* executeTicketCommand(
+            new ChangePriority({ ticketId, at: minute(1), actor: associate, priority: "low" })
+          )
+          expect(same.events).toEqual([])
+          const refused = yield* Effect.flip(executeTicketCommand(createTicket()))
+          expect(refused._tag).toBe("TicketAlreadyExists")
+          expect(appends).toHaveLength(1)
+        })
       )
-    )
-    expect(same.events).toEqual([])
-    expect(same.append).toBeNull()
-    const refused = Either.flip(handleTicketCommand(stream, createTicket(), ids)).pipe(Either.getOrThrow)
-    expect(refused._tag).toBe("TicketAlreadyExists")
-  })
+  )
 
-  it("handleMerge closes the source stream and appends to both at their versions", () => {
-    const a = record(Either.getOrThrow(handleTicketCommand([], createTicket({ ticketId: 1 }), ids)).append!, [])
-    const b = record(Either.getOrThrow(handleTicketCommand([], createTicket({ ticketId: 2 }), ids)).append!, [])
-    const merged = Either.getOrThrow(
-      handleMerge(
-        a,
-        b,
-        new MergeTickets({ sourceTicketId: 1, targetTicketId: 2, at: minute(5), actor: associate }),
-        ids
-      )
+  it.effect("a merge closes the source stream and appends to both in one append, each at its version", () =>
+    recordingAppends((appends) =>
+      Effect.gen(function* () {
+        yield* executeTicketCommand(createTicket({ ticketId: 1 }))
+        yield* executeTicketCommand(createTicket({ ticketId: 2 }))
+        yield* executeMerge(new MergeTickets({ sourceTicketId: 1, targetTicketId: 2, at: minute(5), actor: associate }))
+        expect(appends).toHaveLength(4)
+        expect(appends.slice(2).map((x) => [x.streamId, x.expected, x.close === true, x.events[0]!.type])).toEqual([
+          ["ticket-1", ExpectedVersion.exact(1), true, "TicketMergedInto"],
+          ["ticket-2", ExpectedVersion.exact(1), false, "TicketMergedFrom"]
+        ])
+      })
     )
-    expect(merged.appends.map((x) => [x.streamId, x.expected, x.close === true, x.events[0]!.type])).toEqual([
-      ["ticket-1", ExpectedVersion.exact(1), true, "TicketMergedInto"],
-      ["ticket-2", ExpectedVersion.exact(1), false, "TicketMergedFrom"]
-    ])
-  })
+  )
 })
 
 describe("executeTicketCommand / executeMerge against the EventStore", () => {
