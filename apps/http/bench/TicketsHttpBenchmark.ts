@@ -10,8 +10,7 @@ import { openLoad } from "./OpenLoad.js"
 /**
  * The reads and `POST message` over HTTP against the running service on PostgreSQL, with autocannon, each beside a
  * minimal baseline measured in the same run: bare `node:http` + `pg` sending the query the service sends for that read
- * (organization, customer, a page of 25 messages, a page of 25 tickets; for `GET` ticket the view alone, without the
- * token and membership check the service's statement makes), and performing
+ * (the ticket's view, organization, customer, a page of 25 messages, a page of 25 tickets), and performing
  * `POST message`'s writes (event, stream version, message and ticket rows, outbox row) in one transaction, without
  * authentication or framework. Servers run in child processes so the load generator does not share their event loop.
  * `GET ticket` and its baseline alternate for `BENCH_ROUNDS` rounds (default 5; the median round is the figure), with

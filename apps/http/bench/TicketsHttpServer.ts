@@ -66,8 +66,7 @@ const baseline = () => {
   })
   // Each read with the SQL and parameters the service sends for it, as a plain `pool.query` (the idiom of a
   // hand-written server; the service prepares its statements once per connection), its rows put in the answer's
-  // shape with nothing else: no auth, no schema, no routing beyond a regex. The ticket's read is the view alone: the
-  // service's statement also checks the token and the membership (decision 0656), which a server without auth skips.
+  // shape with nothing else: no auth, no schema, no routing beyond a regex.
   const reads: ReadonlyArray<{
     readonly route: RegExp
     readonly query: (match: RegExpExecArray) => pg.QueryConfig

@@ -3,7 +3,7 @@ import { Effect, Layer, Option } from "effect"
 import { Api } from "./Api.js"
 import { ExpiredUploadsReaperLive } from "./Attachments/ExpiredUploadsReaper.js"
 import { AttachmentsLive, DownloadsLive } from "./Attachments/Http.js"
-import { ServiceAuthLive, ServiceTokenPresentedLive } from "./Auth/ServiceAuth.js"
+import { ServiceAuthLive } from "./Auth/ServiceAuth.js"
 import { BusinessHoursLive } from "./BusinessHours/Http.js"
 import { CompaniesLive } from "./Companies/Http.js"
 import { CsatLive } from "./Csat/Http.js"
@@ -65,11 +65,7 @@ export const GroupsLive = Layer.mergeAll(
 )
 
 /** The API with its handlers and auth middleware, needing the `SqlClient`. */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide(GroupsLive),
-  Layer.provide(ServiceAuthLive),
-  Layer.provide(ServiceTokenPresentedLive)
-)
+export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(GroupsLive), Layer.provide(ServiceAuthLive))
 
 const apiRoutes: Array<{ method: string; path: string }> = []
 HttpApi.reflect(Api, {

@@ -33,7 +33,6 @@ export interface Permission {
 export const PERMISSIONS = {
   "organization.read": { roles: EVERYONE, endpoints: "`GET` (the organization and its settings)" },
   "organization.settings": { roles: MANAGERS, endpoints: "`PATCH` (settings, auto-replies, CSAT, limits)" },
-  // GET tickets/{id}/ checks membership inside its one query (0656): it relies on this row being EVERYONE.
   "tickets.read": {
     roles: EVERYONE,
     endpoints:

@@ -1,8 +1,7 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Unauthorized, Wire } from "../Http/Errors.js"
 import { CurrentCaller } from "./CurrentCaller.js"
-import * as TokenSecret from "./TokenSecret.js"
 import { Tokens } from "./Tokens.js"
 
 /** The `X-Service-Token` header scheme, as `/openapi.json` documents it. */
@@ -47,36 +46,3 @@ export const ServiceAuthLive = Layer.effect(
     })
   })
 ).pipe(Layer.provide(Tokens.Default))
-
-/** The digest of a well-formed `X-Service-Token`, not yet looked up (see {@link ServiceTokenPresented}). */
-export class PresentedToken extends Context.Tag("@helpdesk/http/Auth/PresentedToken")<
-  PresentedToken,
-  { readonly token: string; readonly digest: Buffer }
->() {}
-
-/**
- * Like {@link ServiceAuth} (same header, same 401s for a missing or malformed token), but leaves the lookup to the
- * handler, which checks the token in the same statement as its read: one round trip instead of two on the hottest
- * read (`GET …/tickets/{id}/`). The handler must answer 401 `Invalid token.` for an unknown or revoked token.
- */
-export class ServiceTokenPresented extends HttpApiMiddleware.Tag<ServiceTokenPresented>()(
-  "@helpdesk/http/Auth/ServiceTokenPresented",
-  {
-    failure: Wire.Unauthorized,
-    provides: PresentedToken,
-    security: { serviceToken }
-  }
-) {}
-
-/** The shape check behind {@link ServiceTokenPresented}. */
-export const ServiceTokenPresentedLive = Layer.succeed(
-  ServiceTokenPresented,
-  ServiceTokenPresented.of({
-    serviceToken: (token) => {
-      const value = Redacted.value(token).trim()
-      if (value === "") return Effect.fail(Unauthorized.notProvided())
-      if (!TokenSecret.isWellFormed(value)) return Effect.fail(Unauthorized.invalidToken())
-      return Effect.succeed({ token: value, digest: TokenSecret.hash(value) })
-    }
-  })
-)

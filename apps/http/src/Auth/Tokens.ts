@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { OrganizationId } from "@helpdesk/domain"
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { BigInt8, OrganizationIdColumn, Timestamptz } from "../Database/Columns.js"
-import { dieUndecodable, UndecodableRow } from "../Database/Rows.js"
+import { dieUndecodable } from "../Database/Rows.js"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -66,11 +66,6 @@ const TokenCheck = Schema.Struct({
   revokedAt: Schema.NullOr(Timestamptz)
 })
 
-/** What a token check needs of a stored token row, as the driver reads it. */
-export type StoredTokenCheck = typeof TokenCheck.Encoded
-
-const decodeCheck = Schema.decodeUnknownEither(TokenCheck)
-
 /** The caller a decoded token row stands for, given the digest it was found by; none when revoked. */
 const callerOf = (token: typeof TokenCheck.Type, digest: Uint8Array): Option.Option<Caller> => {
   if (!TokenSecret.hashesEqual(token.tokenHash, digest) || token.revokedAt !== null) return Option.none()
@@ -79,18 +74,6 @@ const callerOf = (token: typeof TokenCheck.Type, digest: Uint8Array): Option.Opt
       ? { _tag: "Person", userId: token.userId!, tokenId: token.id }
       : { _tag: "Integration", organizationId: token.organizationId!, tokenId: token.id }
   )
-}
-
-/**
- * The caller a stored token row stands for, given the digest it was found by; none when revoked. The index finds
- * the row by hash; comparing in constant time keeps the check itself timing-safe. A row that does not decode is
- * a defect ({@link UndecodableRow}).
- */
-export const callerOfRow = (row: StoredTokenCheck | undefined, digest: Uint8Array): Option.Option<Caller> => {
-  if (row === undefined) return Option.none()
-  const decoded = decodeCheck(row)
-  if (Either.isLeft(decoded)) throw new UndecodableRow({ table: "api_tokens", cause: decoded.left })
-  return callerOf(decoded.right, digest)
 }
 
 /** Orderings of a person's token list. */

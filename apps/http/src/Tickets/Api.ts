@@ -1,6 +1,6 @@
 import { HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { ServiceAuth, ServiceTokenPresented } from "../Auth/ServiceAuth.js"
+import { ServiceAuth } from "../Auth/ServiceAuth.js"
 import type { Doc } from "../Http/Documented.js"
 import * as Endpoint from "../Http/Endpoint.js"
 import { Wire } from "../Http/Errors.js"
@@ -188,8 +188,6 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
         "language. Personal tokens → 403. A transcript sets the language when none is known yet."
     }).setPayload(EnrichmentRequest)
   )
-  // Every endpoint above looks the token up before its handler; `get` (added after) checks it in its own read.
-  .middlewareEndpoints(ServiceAuth)
   .add(
     Endpoint.get("get", TICKET, {
       summary: "Read a ticket",
@@ -198,8 +196,8 @@ export class TicketsApi extends HttpApiGroup.make("tickets")
     })
       .setPath(TicketPath)
       .addSuccess(TicketWire)
-      .middleware(ServiceTokenPresented)
   )
+  .middlewareEndpoints(ServiceAuth)
   .addError(Wire.PermissionDenied)
   .addError(Wire.Conflict)
   .addError(Wire.Unauthorized)

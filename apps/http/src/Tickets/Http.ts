@@ -1,14 +1,12 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { messageView, type Ticket, ticketView } from "@helpdesk/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { CurrentCaller } from "../Auth/CurrentCaller.js"
-import { OrganizationAccess, PUBLIC_ID_PATTERN } from "../Auth/OrganizationAccess.js"
+import { OrganizationAccess } from "../Auth/OrganizationAccess.js"
 import type { Action } from "../Auth/Permissions.js"
-import { PresentedToken } from "../Auth/ServiceAuth.js"
-import { Tokens } from "../Auth/Tokens.js"
-import { NotFound, Unauthorized, ValidationError } from "../Http/Errors.js"
+import { NotFound, ValidationError } from "../Http/Errors.js"
 import * as Fields from "../Http/Fields.js"
 import { absoluteUrl } from "../Http/Links.js"
 import * as Pagination from "../Http/Pagination.js"
@@ -89,7 +87,6 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
     const queries = yield* TicketQueries
     const commands = yield* TicketCommands
     const presetFilters = yield* PresetFilters
-    const tokens = yield* Tokens
 
     const { downloadUrls, ticket: ticketResponse } = yield* TicketResponses
 
@@ -241,16 +238,9 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const presented = yield* PresentedToken
-          const ticketId = parseIntegerId(path.ticket_id)
-          if (ticketId === undefined || !PUBLIC_ID_PATTERN.test(path.organization_id)) {
-            // Nothing to read, but a bad token is still a 401 before it is a 404.
-            if (Option.isNone(yield* tokens.authenticate(presented.token))) return yield* Unauthorized.invalidToken()
-            return yield* new NotFound()
-          }
-          // One round trip for the token, the organization check and the read: every "no" after the token is 404.
-          const { caller, view } = yield* queries.readableViewForToken(presented.digest, path.organization_id, ticketId)
-          if (Option.isNone(caller)) return yield* Unauthorized.invalidToken()
+          const scope = yield* access.require(path.organization_id, "tickets.read")
+          const ticketId = yield* integerIdOrNotFound(path.ticket_id)
+          const view = yield* queries.view(scope.organizationId, ticketId)
           if (view === undefined) return yield* new NotFound()
           return yield* ticketResponse(view)
         })
@@ -374,7 +364,7 @@ export const TicketsLive = HttpApiBuilder.group(Api, "tickets", (handlers) =>
         )
       )
   })
-).pipe(Layer.provide([OrganizationAccess.Default, PresetFilters.Default, Tokens.Default, TicketServicesLive]))
+).pipe(Layer.provide([OrganizationAccess.Default, PresetFilters.Default, TicketServicesLive]))
 
 const dedupe = (emails: ReadonlyArray<string>): ReadonlyArray<string> => {
   const seen = new Set<string>()

@@ -1,9 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import type { OrganizationId } from "@helpdesk/domain"
-import { Effect, Option } from "effect"
-import type { Caller } from "../Auth/CurrentCaller.js"
-import { callerOfRow, type StoredTokenCheck } from "../Auth/Tokens.js"
-import * as PgPool from "../Database/PgPool.js"
+import { Effect } from "effect"
 import * as Ordering from "../Http/Ordering.js"
 import * as Pagination from "../Http/Pagination.js"
 import { withSpan } from "../Observability/Spans.js"
@@ -11,40 +8,6 @@ import type { Criteria } from "../PresetFilters/Criteria.js"
 import { prefixTsQuery } from "../Search/SearchText.js"
 import type { StoredMessageView, StoredTicketView } from "./ReadModel/StoredViews.js"
 import { TicketNotInOrganization } from "./TicketErrors.js"
-
-/**
- * The token row by its hash and, through a lateral join, the ticket's view if that token's caller (the person's
- * membership, or the integration token's organization) may read the organization. Prepared once per connection:
- * planning this join cost several times its execution (decision 0657).
- */
-const READABLE_VIEW_FOR_TOKEN: PgPool.PreparedStatement = {
-  name: "hd_readable_view_for_token",
-  text: `
-    SELECT k.id, k.kind, k.user_id, k.organization_id, k.token_hash, k.revoked_at, v.view
-    FROM api_tokens k
-    LEFT JOIN LATERAL (
-      SELECT t.view FROM organizations o
-      JOIN hd_tickets t ON t.ticket_id = $3 AND t.organization_id = o.id::text
-      WHERE o.public_id = $2
-        AND CASE k.kind
-          WHEN 'personal' THEN EXISTS (
-            SELECT 1 FROM memberships m WHERE m.organization_id = o.id AND m.user_id = k.user_id)
-          ELSE o.id = k.organization_id
-        END
-    ) v ON true
-    WHERE k.token_hash = $1`
-}
-
-/** A row of {@link READABLE_VIEW_FOR_TOKEN}, as `pg` returns it. */
-interface TokenAndViewRow {
-  readonly id: string
-  readonly kind: StoredTokenCheck["kind"]
-  readonly user_id: string | null
-  readonly organization_id: string | null
-  readonly token_hash: Uint8Array
-  readonly revoked_at: Date | null
-  readonly view: StoredTicketView | null
-}
 
 /** Orderings of the ticket list: newest activity first by default. */
 export const TicketOrdering = Ordering.make({
@@ -92,7 +55,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
   dependencies: [],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pool = yield* PgPool.PgPool
 
     /** The stored view of a ticket of the organization, or undefined. */
     const view = (organizationId: OrganizationId, ticketId: number): Effect.Effect<StoredTicketView | undefined> =>
@@ -101,37 +63,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
         Effect.map((rows) => rows[0]?.view),
         Effect.orDie,
         withSpan("TicketQueries.view")
-      )
-
-    /**
-     * The token check and the read of `GET …/tickets/{id}/` in one round trip (its hot path): the caller of the token
-     * with this digest (none: unknown or revoked), and the stored view of the ticket if that caller may read the
-     * organization `publicId` and it has the ticket. Any reason for no view (not a member, another organization's
-     * ticket, no such ticket) is the same 404. A prepared statement straight on the pool (decision 0657).
-     */
-    const readableViewForToken = (
-      digest: Uint8Array,
-      publicId: string,
-      ticketId: number
-    ): Effect.Effect<{ readonly caller: Option.Option<Caller>; readonly view: StoredTicketView | undefined }> =>
-      PgPool.query<TokenAndViewRow>(pool, READABLE_VIEW_FOR_TOKEN, [digest, publicId, ticketId]).pipe(
-        Effect.map((rows) => {
-          const row = rows[0]
-          const caller = callerOfRow(
-            row && {
-              id: row.id,
-              kind: row.kind,
-              userId: row.user_id,
-              organizationId: row.organization_id,
-              tokenHash: row.token_hash,
-              revokedAt: row.revoked_at
-            },
-            digest
-          )
-          return { caller, view: Option.isSome(caller) ? (row?.view ?? undefined) : undefined }
-        }),
-        Effect.orDie,
-        withSpan("TicketQueries.readableViewForToken")
       )
 
     /** The stored view of one message of a ticket of the organization, or undefined. */
@@ -270,6 +201,6 @@ export class TicketQueries extends Effect.Service<TicketQueries>()("@helpdesk/ht
       }
     }
 
-    return { view, readableViewForToken, message, messages, list } as const
+    return { view, message, messages, list } as const
   })
 }) {}
