@@ -1,7 +1,7 @@
 import { HttpApp } from "@effect/platform"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Cause, Effect, Layer, Logger } from "effect"
-import { lineLogger } from "../src/Cli/Logging.js"
+import { Cause, ConfigProvider, Effect, Either, Layer, Logger, LogLevel } from "effect"
+import { lineLogger, logLevel } from "../src/Cli/Logging.js"
 import { edge } from "../src/Http/Edge.js"
 import { decideRequestId } from "../src/Http/RequestId.js"
 import { get, testAppLive } from "./support/TestApp.js"
@@ -190,5 +190,41 @@ describe("the pretty format (LOG_FORMAT=pretty, a terminal's default)", () => {
     )
     assert.match(line!, /ERROR Unexpected failure\n {2}Error: at \/csat\/\[redacted\]\//)
     assert.notInclude(line!, SURVEY_TOKEN)
+  })
+})
+
+describe("LOG_LEVEL", () => {
+  const levelOf = (value: string | undefined) =>
+    Effect.runSync(
+      Effect.either(
+        logLevel.pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map(value === undefined ? [] : [["LOG_LEVEL", value]])))
+        )
+      )
+    )
+
+  it("takes every level docs/operations.md names, in any case, and Effect's own labels for them", () => {
+    const expected: ReadonlyArray<readonly [string, LogLevel.LogLevel]> = [
+      ["all", LogLevel.All],
+      ["trace", LogLevel.Trace],
+      ["debug", LogLevel.Debug],
+      ["info", LogLevel.Info],
+      ["warning", LogLevel.Warning],
+      ["WARN", LogLevel.Warning],
+      ["Error", LogLevel.Error],
+      ["fatal", LogLevel.Fatal],
+      ["none", LogLevel.None],
+      ["OFF", LogLevel.None]
+    ]
+    for (const [value, level] of expected) assert.deepStrictEqual(levelOf(value), Either.right(level), value)
+    assert.deepStrictEqual(levelOf(undefined), Either.right(LogLevel.Info))
+  })
+
+  it("refuses anything else, naming the levels it takes", () => {
+    for (const value of ["verbose", "", "__proto__", "constructor"]) {
+      const result = levelOf(value)
+      assert.isTrue(Either.isLeft(result), value)
+      if (Either.isLeft(result)) assert.include(String(result.left), "Expected one of all, trace, debug")
+    }
   })
 })

@@ -1,4 +1,17 @@
-import { Cause, Config, Effect, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option } from "effect"
+import {
+  Cause,
+  Config,
+  ConfigError,
+  Effect,
+  Either,
+  HashMap,
+  Inspectable,
+  Layer,
+  List,
+  Logger,
+  LogLevel,
+  Option
+} from "effect"
 import { redactUrl } from "../Http/Redaction.js"
 import { colorsOn } from "./Terminal.js"
 
@@ -104,8 +117,38 @@ export const logFormat = (destination: LogDestination) =>
     Config.map(Option.getOrElse((): LogFormat => (stream(destination).isTTY ? "pretty" : "json")))
   )
 
-/** `LOG_LEVEL` (`debug`, `info`, `warning`, `error`, …; default `info`). */
-export const logLevel = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+/**
+ * The names `LOG_LEVEL` takes, in any case: docs/operations.md's (`warning`, `none`) and Effect's own labels for the
+ * same levels (`warn`, `off`), which `Config.logLevel` alone would require.
+ */
+const LOG_LEVELS: ReadonlyMap<string, LogLevel.LogLevel> = new Map([
+  ["all", LogLevel.All],
+  ["trace", LogLevel.Trace],
+  ["debug", LogLevel.Debug],
+  ["info", LogLevel.Info],
+  ["warning", LogLevel.Warning],
+  ["warn", LogLevel.Warning],
+  ["error", LogLevel.Error],
+  ["fatal", LogLevel.Fatal],
+  ["none", LogLevel.None],
+  ["off", LogLevel.None]
+])
+
+/** `LOG_LEVEL` (`all`, `trace`, `debug`, `info`, `warning`, `error`, `fatal`, `none`; default `info`). */
+export const logLevel = Config.string("LOG_LEVEL").pipe(
+  Config.mapOrFail((value) => {
+    const level = LOG_LEVELS.get(value.trim().toLowerCase())
+    return level === undefined
+      ? Either.left(
+          ConfigError.InvalidData(
+            [],
+            `Expected one of all, trace, debug, info, warning, error, fatal, none; got ${JSON.stringify(value)}`
+          )
+        )
+      : Either.right(level)
+  }),
+  Config.withDefault(LogLevel.Info)
+)
 
 /**
  * The process's logger: every line to `destination` in the configured format (`LOG_FORMAT`), from the
