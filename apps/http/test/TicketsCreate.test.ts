@@ -419,7 +419,7 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: creation", (it) => {
     })
   )
 
-  it.effect("GET ticket checks the token in its own read: every bad token is 401 before any 404", () =>
+  it.effect("GET ticket: every bad token is 401 before any 404, as on every endpoint", () =>
     Effect.gen(function* () {
       const { org, t } = yield* Tickets.organizationWithTicket()
       const revoked = yield* Fixtures.member(org, "admin")
