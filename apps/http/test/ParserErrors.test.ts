@@ -66,14 +66,11 @@ layer(TestAppLive, { excludeTestServices: true })("what the HTTP parser refuses,
         'zz\r\n{"name":"x"}\r\n0\r\n\r\n'
       )
       assertRefused(response, 400, "Bad request.")
-      // The list is read until it answers 200 (a loaded machine has answered a first read otherwise, once); the
-      // point here is that the refused body wrote nothing.
-      let after = yield* get(tags, { token: org.ownerToken })
-      for (let i = 0; i < 10 && after.status !== 200; i++) {
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
-        after = yield* get(tags, { token: org.ownerToken })
-      }
-      assert.strictEqual(after.body.count, 0, `${after.status} ${after.text}`)
+      // The refused request's handler was interrupted mid-statement, and the read after it answers all the same
+      // (its cancel once landed on this read's statement: CancelSafePool.ts).
+      const after = yield* get(tags, { token: org.ownerToken })
+      assert.strictEqual(after.status, 200, after.text)
+      assert.strictEqual(after.body.count, 0, after.text)
     })
   )
 

@@ -2,7 +2,8 @@ import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
-import pg from "pg"
+import type pg from "pg"
+import { CancelSafePool } from "./CancelSafePool.js"
 import { NamedStatementsClient } from "./NamedStatements.js"
 
 /**
@@ -74,7 +75,7 @@ const acquirePool = (connection: PgConnection) =>
   Effect.gen(function* () {
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new pg.Pool({
+        const pool = new CancelSafePool({
           connectionString: connection.url === undefined ? undefined : Redacted.value(connection.url),
           host: connection.host,
           port: connection.port,
