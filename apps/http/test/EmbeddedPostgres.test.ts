@@ -50,15 +50,12 @@ describe("embedded PostgreSQL", () => {
     })
   )
 
-  it.scoped("given one session for every connection, a hot read's statement runs on each connection, unnamed", () =>
+  it.scoped("given one session for every connection, a parameterised statement runs on each connection, unnamed", () =>
     Effect.gen(function* () {
       const endpoint = yield* inMemoryEndpoint
-      const statement: PgPool.PreparedStatement = { name: "hd_test_statement", text: "SELECT $1::int + 1 AS n" }
       const runOn = (layer: ReturnType<typeof clientFor>, value: number) =>
         Effect.scoped(
-          Effect.flatMap(Layer.build(layer), (context) =>
-            PgPool.query<{ n: number }>(Context.get(context, PgPool.PgPool), statement, [value])
-          )
+          Effect.flatMap(Layer.build(layer), (context) => sqlOf(context)<{ n: number }>`SELECT ${value}::int + 1 AS n`)
         ).pipe(Effect.map((rows) => rows[0]!.n))
       // A connection that replaces an earlier one (the pool's idle timeout) meets the session that one left.
       expect(yield* runOn(clientFor(endpoint, 1), 1)).toBe(2)
@@ -72,17 +69,17 @@ describe("embedded PostgreSQL", () => {
     })
   )
 
-  it.scoped("given the service's embedded database, a hot read still answers after its connection was replaced", () =>
+  it.scoped("given the service's embedded database, a statement still answers after its connection was replaced", () =>
     Effect.gen(function* () {
       const context = yield* Layer.build(
         PgLive.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["DATA_DIR", tempDir()]])))))
       )
-      const hot = Context.get(context, PgPool.PgPool)
-      const statement: PgPool.PreparedStatement = { name: "hd_test_hot_read", text: "SELECT $1::int * 2 AS n" }
-      expect((yield* PgPool.query<{ n: number }>(hot, statement, [2]))[0]!.n).toBe(4)
+      const sql = sqlOf(context)
+      expect((yield* sql<{ n: number }>`SELECT ${2}::int * 2 AS n`)[0]!.n).toBe(4)
       // What the pool does to a connection idle for 10 s: close it, and open another for the next query.
-      yield* Effect.promise(async () => (await hot.pool.connect()).release(true))
-      expect((yield* PgPool.query<{ n: number }>(hot, statement, [3]))[0]!.n).toBe(6)
+      const { pool } = Context.get(context, PgPool.PgPool)
+      yield* Effect.promise(async () => (await pool.connect()).release(true))
+      expect((yield* sql<{ n: number }>`SELECT ${3}::int * 2 AS n`)[0]!.n).toBe(6)
     })
   )
 

@@ -63,7 +63,6 @@ const nameOf = (text: string): string | undefined => {
   const known = names.get(text)
   if (known !== undefined || names.size >= MAX_NAMED_STATEMENTS || text.length > MAX_TEXT_LENGTH) return known
   if (STAR_COLUMNS.test(text.replace(DEFINED_RECORDS, ""))) return undefined
-  // Not `hd_…`: the hand-named statements of `PgPool.query` keep that prefix.
   const name = `hdq_${names.size + 1}`
   names.set(text, name)
   return name

@@ -7,10 +7,9 @@ import { CancelSafePool } from "./CancelSafePool.js"
 import { NamedStatementsClient } from "./NamedStatements.js"
 
 /**
- * The `pg` pool behind the service's SQL client, and whether its statements may be prepared under a name.
- * Everything goes through `SqlClient`, except the few hot reads that run one fixed statement per request and
- * cannot afford `@effect/sql`'s statement pipeline nor PostgreSQL's planning on every execution (decision 0657);
- * they use {@link query} on this same pool, so the embedded database's single connection is still the only one.
+ * The `pg` pool behind the service's SQL client, and whether its statements may be prepared under a name. Every
+ * statement goes through `SqlClient`; the pool itself is for what `@effect/sql` does not offer: its gauges
+ * (`Health/Metrics.ts`) and a connection of its own for `LISTEN` (`Auth/AuthCache.ts`).
  */
 export interface Pool {
   readonly pool: pg.Pool
@@ -23,38 +22,6 @@ export interface Pool {
 }
 
 export class PgPool extends Context.Tag("@helpdesk/http/Database/PgPool")<PgPool, Pool>() {}
-
-/**
- * A statement PostgreSQL prepares once per connection under `name`, and plans from then on from its kept plan
- * (an unnamed statement is planned on every execution). One `name` must always carry the same `text`.
- */
-export interface PreparedStatement {
-  readonly name: string
-  readonly text: string
-}
-
-/**
- * A {@link PreparedStatement} on the pool (sent unnamed, planned each time, where the pool may not name
- * statements), its rows as `pg` returns them (snake_case names, no transforms).
- */
-export const query = <Row>(
-  { pool, namedStatements }: Pool,
-  statement: PreparedStatement,
-  values: ReadonlyArray<unknown>
-): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
-  Effect.async((resume) => {
-    pool.query(
-      namedStatements
-        ? { name: statement.name, text: statement.text, values: values as Array<unknown> }
-        : { text: statement.text, values: values as Array<unknown> },
-      (cause: Error | null, result: pg.QueryResult) =>
-        resume(
-          cause
-            ? Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
-            : Effect.succeed(result.rows as ReadonlyArray<Row>)
-        )
-    )
-  })
 
 /** What the service connects with: a URL, or the parts of an embedded database's endpoint. */
 export type PgConnection = Pick<
