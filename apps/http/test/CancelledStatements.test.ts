@@ -8,8 +8,8 @@ import { testPgLive } from "./support/TestDatabase.js"
 // next caller before the signal is sent: the case where a cancel lands on a statement nobody cancelled.
 const CONNECTIONS = 2
 
-// Only a server has a backend per connection to signal: the embedded database runs every connection's statements
-// in one session, one at a time, so a cancel there can only meet the statement that sent it.
+// Only a server has a backend to signal: the embedded database answers `pg_cancel_backend` with false and cancels
+// nothing, so the race cannot occur there.
 describe.runIf(Boolean(process.env.DATABASE_URL))("a cancelled statement's session", () => {
   layer(testPgLive(CONNECTIONS), { excludeTestServices: true })("the service's connection pool", (it) => {
     it.effect(
