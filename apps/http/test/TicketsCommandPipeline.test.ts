@@ -17,9 +17,9 @@ import { type LoadedFold, PostgresTicketStore } from "../src/Tickets/Store/Postg
 import { SNAPSHOT_EVERY } from "../src/Tickets/Store/TicketSnapshot.js"
 import { TicketOutboxLive } from "../src/Tickets/TicketOutbox.js"
 import { toJsonValue } from "./support/Json.js"
-import { patch, testAppLive } from "./support/TestApp.js"
+import { patch, post, testAppLive } from "./support/TestApp.js"
 import { usesRealPostgres } from "./support/TestDatabase.js"
-import { organizationWithTicket, postMessage, readTicket, ticketPath } from "./TicketsSupport.js"
+import { organizationWithTicket, postMessage, readTicket, ticket, ticketPath } from "./TicketsSupport.js"
 
 /** A ticket store of its own (an empty in-memory cache) on the test's database, as another replica has. */
 const otherReplica = PostgresTicketStore.Default.pipe(
@@ -273,6 +273,37 @@ layer(TestAppLive, { excludeTestServices: true })("tickets: the command pipeline
           ["TicketPriorityChanged"]
         )
         assert.strictEqual((yield* readTicket(org, t.id)).body.priority, priority)
+      }).pipe(Effect.provide(otherReplica))
+  )
+
+  it.effect(
+    "a ticket merged by another replica while this one holds its fold open: the next write meets the closed stream, " +
+      "is decided again on the stored, merged state, and is refused naming the survivor; nothing reaches the stream",
+    () =>
+      Effect.gen(function* () {
+        const { org, t } = yield* organizationWithTicket()
+        const survivor = yield* ticket(org)
+        const store = yield* PostgresTicketStore
+        yield* loadForWrite(t.id)
+        // Another replica (the test app's store) merges the ticket; this one still holds it open in memory.
+        const merged = yield* post(ticketPath(org, t.id, "merge/"), {
+          token: org.ownerToken,
+          json: { into: survivor.id }
+        })
+        assert.strictEqual(merged.status, 200, merged.text)
+        const version = yield* streamVersion(t.id)
+        const loads: Array<string> = []
+        const refused = yield* runTicketCommands({
+          ticketId: t.id,
+          plan: (loaded) => {
+            loads.push((loaded as LoadedFold).source)
+            return internalNote(t.id, 9_450_000 + t.id, "Too late")()
+          }
+        }).pipe(Effect.provideService(TicketStore, TicketStore.of(store)), Effect.flip)
+        assert.strictEqual(refused._tag, "TicketMergedAway")
+        assert.strictEqual(refused._tag === "TicketMergedAway" && refused.mergedInto.id, survivor.id)
+        assert.deepStrictEqual(loads, ["memory", "stream"], "decided on memory, then once again on the stored state")
+        assert.strictEqual(yield* streamVersion(t.id), version)
       }).pipe(Effect.provide(otherReplica))
   )
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { MarkSpam, type OrganizationId, systemActor, type Ticket } from "@helpdesk/domain"
-import { Data, DateTime, Effect, Layer, Schedule, Stream } from "effect"
+import { Data, DateTime, Effect, Layer, Stream } from "effect"
 import { BlobStore, BlobStoreLive } from "../Attachments/BlobStore.js"
 import { isRefusedContentType, sniffMarkup } from "../Attachments/ContentSniffing.js"
 import { MAX_UPLOAD_BYTES, PendingAttachments, PendingAttachmentsLive } from "../Attachments/PendingAttachments.js"
@@ -158,7 +158,8 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
           const at = yield* DateTime.now
           const result = yield* recorder
             .report(sent, "failed", at, failureReason(report))
-            .pipe(Effect.retry({ times: 3, schedule: Schedule.spaced("50 millis") }), Effect.orDie)
+            // Lost races are the pipeline's to retry; one that outlasts its retries is a fault the sender retries.
+            .pipe(Effect.orDie)
           return yield* settle(delivery, message, {
             outcome: result === "recorded" ? "bounce" : "ignored",
             reason: result === "recorded" ? failureReason(report) : `Bounce for ${id} not recorded (${result})`,
@@ -353,11 +354,6 @@ export class InboundMail extends Effect.Service<InboundMail>()("@helpdesk/http/I
           )
           .pipe(
             Effect.catchTag("SqlError", Effect.die),
-            // Lost a race with another write on the ticket (an agent's reply): load it again and retry.
-            Effect.retry({
-              times: 3,
-              while: (error) => error._tag === "TicketWriteConflict"
-            }),
             Effect.tapError(() => blobs.remove(rawKey)),
             Effect.onInterrupt(() => blobs.remove(rawKey))
           )

@@ -18,8 +18,8 @@ import { TicketUpdates } from "./TicketUpdates.js"
  * stream locked for the transaction after a lost race), decide,
  * append, inline projections from the state in hand, then the policies (outbox rows, the CSAT survey), each write in
  * one transaction with what must happen with it (ids from `TicketIds`, attachment claims, customers created on the
- * fly). Refusals of the domain come out as its `TicketError`s; a write the store could not make (a stream closed
- * under it) is a `TicketWriteConflict`.
+ * fly). Refusals of the domain come out as its `TicketError`s; a write that lost more races than the pipeline
+ * retries (decision 0820: a stream closed under it is one) is a `TicketWriteConflict`.
  */
 export class TicketCommands extends Effect.Service<TicketCommands>()("@helpdesk/http/Tickets/TicketCommands", {
   effect: Effect.gen(function* () {

@@ -1,5 +1,5 @@
 import { Effect, Either, Schedule } from "effect"
-import { type AppendResult, type EventStore, type StreamClosed, StreamVersionConflict } from "../EventStore.js"
+import { type AppendResult, type EventStore, StreamClosed, StreamVersionConflict } from "../EventStore.js"
 import { withSpanWhenTraced } from "../Tracing.js"
 import type { MergeTickets, TicketCommand } from "./Commands.js"
 import { decide, decideMerge, type MergeDecision } from "./Decide.js"
@@ -110,8 +110,11 @@ const randomEventId: EventIdGenerator = () => globalThis.crypto.randomUUID()
 
 /**
  * `unit` as one unit of work of `store`, started again from a fresh load when it loses an optimistic concurrency
- * race (per `options.retry`), traced as `span`. The retry's schedule is built only after a first conflict: a store
- * that serialises writers of a stream never pays for it.
+ * race (per `options.retry`), traced as `span`. A stream closed under the decision (a merge committed between the
+ * load and the append) is such a race too: decided again on the state that closed it, the command gets the answer
+ * it would have got a moment later (a customer's reply follows the merge, anyone else's write is refused naming the
+ * survivor), not a conflict. The retry's schedule is built only after a first lost race: a store that serialises
+ * writers of a stream never pays for it.
  */
 const unitOfWorkOn = <A, E, R>(
   store: TicketStore["Type"],
@@ -121,11 +124,12 @@ const unitOfWorkOn = <A, E, R>(
   unit: (store: TicketStore["Type"]) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   const attempt = store.transaction(unit(store))
-  const isConflict = (error: E): error is E & StreamVersionConflict => error instanceof StreamVersionConflict
+  const isConflict = (error: E): error is E & (StreamVersionConflict | StreamClosed) =>
+    error instanceof StreamVersionConflict || error instanceof StreamClosed
   return attempt.pipe(
     Effect.catchIf(isConflict, (lost) => {
       // The race already lost is the schedule's first failure, so `retry` counts and delays as if it ran from the start.
-      let first: StreamVersionConflict | undefined = lost
+      let first: StreamVersionConflict | StreamClosed | undefined = lost
       const again = Effect.suspend(() => {
         if (first === undefined) return attempt
         const conflict = first
@@ -174,7 +178,8 @@ const appendWrites = (store: TicketStore["Type"], writes: ReadonlyArray<TicketWr
  * The command pipeline every ticket write goes through, in one unit of work of the {@link TicketStore}:
  * load the ticket → `plan` chooses commands from its state → decide them in order → append expecting the loaded
  * version (the store runs its inline projections from the state in hand) → `policies` with what was written →
- * a typed outcome. A {@link StreamVersionConflict} starts the whole unit again from a fresh load, per `retry`.
+ * a typed outcome. A {@link StreamVersionConflict}, or a {@link StreamClosed} under the decision, starts the whole
+ * unit again from a fresh load, per `retry`.
  */
 export const runTicketCommands = <A, E, R, EP = never, RP = never>(
   options: TicketCommandsOptions<A, E, R, EP, RP>
@@ -238,8 +243,8 @@ export const runTicketCommandsOn = <A, E, R, EP = never, RP = never>(
 /**
  * Many tickets' commands through the pipeline in one unit of work (a timer's batch): every ticket loaded at once
  * (`loadMany`, in id order), `plan` and the decision per ticket — a ticket whose load, plan or decision fails is left
- * out and answered as that failure —, then one append of every write, then `policies` per write. A conflict starts the
- * whole batch again, per `retry`. Answers each ticket's outcome in the order given.
+ * out and answered as that failure —, then one append of every write, then `policies` per write. A conflict (or a
+ * stream closed under the decision) starts the whole batch again, per `retry`. Answers each ticket's outcome in the order given.
  */
 export const runTicketBatch = <E, R, EP = never, RP = never>(
   options: PipelineOptions & {

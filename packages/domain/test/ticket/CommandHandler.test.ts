@@ -163,6 +163,43 @@ describe("executeTicketCommand / executeMerge against the EventStore", () => {
     }).pipe(Effect.provide(InMemoryEventStore))
   )
   it.effect(
+    "given a merge committed between a customer reply's load and its append, then the reply is decided again on the merged ticket: refused naming the survivor, as a reply a moment later would be",
+    () =>
+      Effect.gen(function* () {
+        yield* executeTicketCommand(createTicket({ ticketId: 1 }))
+        yield* executeTicketCommand(createTicket({ ticketId: 2 }))
+        const store = yield* EventStore
+        let merged = false
+        // The reply's first append meets the stream closed by a merge that committed after its load.
+        const racing = EventStore.of({
+          ...store,
+          append: (appends) =>
+            merged
+              ? store.append(appends)
+              : executeMerge(
+                  new MergeTickets({ sourceTicketId: 1, targetTicketId: 2, at: minute(20), actor: associate })
+                ).pipe(
+                  Effect.provideService(EventStore, store),
+                  Effect.orDie,
+                  Effect.flatMap(() => {
+                    merged = true
+                    return store.append(appends)
+                  })
+                )
+        })
+        const refused = yield* executeTicketCommand(addMessage({ ticketId: 1, messageId: 11, actor: customer }), {
+          retry: Schedule.recurs(2)
+        }).pipe(Effect.provideService(EventStore, racing), Effect.flip)
+        expect(refused._tag).toBe("TicketMergedAway")
+        expect(refused._tag === "TicketMergedAway" && refused.mergedInto.id).toBe(2)
+        // Nothing of the reply was appended to the closed stream.
+        expect((yield* store.readStream(ticketStreamId(1))).map((e) => e.type)).toEqual([
+          "TicketCreated",
+          "TicketMergedInto"
+        ])
+      }).pipe(Effect.provide(InMemoryEventStore))
+  )
+  it.effect(
     "given a store that always loses the race, then a retry schedule of k recurrences makes k + 1 attempts",
     () =>
       Effect.gen(function* () {

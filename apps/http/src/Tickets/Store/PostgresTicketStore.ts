@@ -322,7 +322,9 @@ export class PostgresTicketStore extends Effect.Service<PostgresTicketStore>()(
               }
             )
             .pipe(
-              Effect.tapErrorTag("StreamVersionConflict", (lost) => Effect.sync(() => markContended(lost.streamId)))
+              Effect.tapErrorTag("StreamVersionConflict", (lost) => Effect.sync(() => markContended(lost.streamId))),
+              // Closed by a merge this process did not see: the pipeline decides again on the state read afresh.
+              Effect.tapErrorTag("StreamClosed", (closed) => Effect.sync(() => cache.delete(closed.streamId)))
             )
           writes.forEach((write, i) => {
             const appended = appends[i]!.events
