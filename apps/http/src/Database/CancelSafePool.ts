@@ -25,7 +25,8 @@ export class CancelMayBePending extends Error {
  * connection is busy it waits for one, the interrupted statement ends meanwhile, and the signal then cancels the
  * next caller's statement on that session, which fails with "canceling statement due to user request"
  * (Effect-TS/effect#8068; the fix is in Effect 4 only). This pool notes the session of every cancel sent through
- * it, and the next time that connection would be handed out, closes it and hands out another.
+ * it, and the next time that connection would be handed out, lets what it still runs end, closes it and hands out
+ * another.
  */
 export const CancelSafePool = class extends pg.Pool {
   private readonly cancelled = new Set<number>()
@@ -54,11 +55,16 @@ export const CancelSafePool = class extends pg.Pool {
       )
     super.connect((err, client, done) => {
       const pid = client === undefined ? undefined : processIdOf(client)
-      if (!err && pid !== undefined && this.cancelled.has(pid)) {
+      if (!err && client !== undefined && pid !== undefined && this.cancelled.has(pid)) {
         this.cancelled.delete(pid)
-        // A truthy argument closes the connection instead of returning it to the pool.
-        done(new CancelMayBePending(pid))
-        this.connect(callback)
+        // `@effect/sql-pg` releases an interrupted statement's connection before that statement has ended: what it
+        // still runs ends first (this query waits behind it), so the caller's next statement cannot overtake it,
+        // e.g. a clean-up `DELETE` committing before the interrupted `INSERT` it cleans up after.
+        client.query("SELECT 1", () => {
+          // A truthy argument closes the connection instead of returning it to the pool.
+          done(new CancelMayBePending(pid))
+          this.connect(callback)
+        })
         return
       }
       callback(err, client, done)
