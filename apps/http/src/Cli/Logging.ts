@@ -13,6 +13,7 @@ import {
   Option
 } from "effect"
 import { redactUrl } from "../Http/Redaction.js"
+import { asyncLogWriter } from "./AsyncLogWriter.js"
 import { colorsOn } from "./Terminal.js"
 
 /**
@@ -155,16 +156,17 @@ export const logLevel = Config.string("LOG_LEVEL").pipe(
  * configured level up (`LOG_LEVEL`). A bad value of either stops the program with a configuration error.
  */
 export const LoggerLive = (destination: LogDestination): Layer.Layer<never, unknown> =>
-  Layer.unwrapEffect(
+  Layer.unwrapScoped(
     Effect.gen(function* () {
       const format = yield* logFormat(destination)
       const level = yield* logLevel
       const out = stream(destination)
+      // `serve` and `worker` never wait on their log's reader (decision 0821); a one-shot command's few lines keep
+      // their order with what it prints.
+      const write =
+        destination === "stdout" ? (yield* asyncLogWriter(out.fd)).write : (line: string) => void out.write(line)
       return Layer.merge(
-        Logger.replace(
-          Logger.defaultLogger,
-          lineLogger(format, (line) => void out.write(line), colorsOn(out))
-        ),
+        Logger.replace(Logger.defaultLogger, lineLogger(format, write, colorsOn(out))),
         Logger.minimumLogLevel(level)
       )
     })

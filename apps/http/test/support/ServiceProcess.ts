@@ -47,14 +47,26 @@ export interface Helpdesk {
   readonly exited: Promise<number | null>
 }
 
-/** `helpdesk <args>` in a process of its own, as a user starts it (from the sources, through tsx). */
-export const helpdesk = (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Helpdesk => {
+/** How a test starts a `helpdesk` process: `stdout`, a file descriptor for its standard output instead of a pipe. */
+export interface HelpdeskOptions {
+  readonly stdout?: number
+}
+
+/**
+ * `helpdesk <args>` in a process of its own, as a user starts it (from the sources, through tsx); its output is
+ * collected unless `options.stdout` takes it elsewhere.
+ */
+export const helpdesk = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined>,
+  options: HelpdeskOptions = {}
+): Helpdesk => {
   const child = spawn(process.execPath, ["--import", "tsx", cli, ...args], {
     env: { ...process.env, TSX_TSCONFIG_PATH: sourcesTsconfig, NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", options.stdout ?? "pipe", "pipe"]
   })
   let output = ""
-  child.stdout!.on("data", (chunk) => (output += chunk))
+  child.stdout?.on("data", (chunk) => (output += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   return { child, output: () => output, exited }
@@ -64,11 +76,11 @@ export const helpdesk = (args: ReadonlyArray<string>, env: Record<string, string
  * A `helpdesk serve` on a free port of 127.0.0.1, once `/healthz` answers (at most 90 s); killed (SIGKILL) with the
  * scope if still running.
  */
-export const serve = (env: Record<string, string | undefined>) =>
+export const serve = (env: Record<string, string | undefined>, options: HelpdeskOptions = {}) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const port = await freePort()
-      const service = helpdesk(["serve"], { HOST: "127.0.0.1", PORT: String(port), ...env })
+      const service = helpdesk(["serve"], { HOST: "127.0.0.1", PORT: String(port), ...env }, options)
       for (let i = 0; i < 900; i++) {
         const up = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_000) }).then(
           (r) => r.ok,
