@@ -287,19 +287,14 @@ layer(TestLayer, { excludeTestServices: true, timeout: "180 seconds" })("SLA pol
       const full: WeeklyHours = { sat: null, sun: null, ...weekly }
       const expected = (exceptions: Parameters<typeof compileStored>[2]) => {
         const schedule = compileStored("Europe/Berlin", full, exceptions)
-        let counted = 0
-        // Brute force from the creation instant: minute steps, counting the open ones (partial first minute aside).
+        // Brute force from the creation instant: the partial first minute, then whole minutes (the hours change on
+        // minutes), each open one spending its share of the 120 minutes, to the millisecond.
         const start = Math.ceil(created / MINUTE) * MINUTE
-        const head = isOpenAt(schedule, new Date(created)) ? (start - created) / MINUTE : 0
-        let budget = 120 - head
+        let remaining = 120 * MINUTE - (isOpenAt(schedule, new Date(created)) ? start - created : 0)
         for (let m = start; ; m += MINUTE) {
-          if (isOpenAt(schedule, new Date(m))) {
-            counted++
-            if (counted >= budget) {
-              budget = 0
-              return m + MINUTE
-            }
-          }
+          if (!isOpenAt(schedule, new Date(m))) continue
+          if (remaining <= MINUTE) return m + remaining
+          remaining -= MINUTE
         }
       }
       const recomputed = yield* Tickets.readTicketBody(org, t.id)
