@@ -64,7 +64,7 @@ describe("the asynchronous log writer", () => {
       Effect.gen(function* () {
         const { file, fd } = fifo()
         const written = 2_000 // about 400 KB, six times what the pipe holds
-        const writer = yield* asyncLogWriter(fd, 16 * 1024)
+        const writer = yield* asyncLogWriter(fd, { bufferBytes: 16 * 1024 })
         const started = performance.now()
         for (let n = 0; n < written; n++) writer.write(line(n))
         // Nothing waited on the reader: the writes above only queued, and a timer still fires on time.

@@ -13,7 +13,7 @@ import {
   Option
 } from "effect"
 import { redactUrl } from "../Http/Redaction.js"
-import { asyncLogWriter } from "./AsyncLogWriter.js"
+import { asyncLogWriter, droppedLinesJson, droppedLinesMessage } from "./AsyncLogWriter.js"
 import { colorsOn } from "./Terminal.js"
 
 /**
@@ -151,6 +151,13 @@ export const logLevel = Config.string("LOG_LEVEL").pipe(
   Config.withDefault(LogLevel.Info)
 )
 
+// The asynchronous writer's warning of lines it dropped, in the log's format (no colours: it is written apart).
+const droppedLinesIn = (format: LogFormat) =>
+  format === "json"
+    ? droppedLinesJson
+    : (count: number) =>
+        `${new Date().toISOString().slice(11, 23)} WARN ${droppedLinesMessage(count)} dropped_lines=${count}\n`
+
 /**
  * The process's logger: every line to `destination` in the configured format (`LOG_FORMAT`), from the
  * configured level up (`LOG_LEVEL`). A bad value of either stops the program with a configuration error.
@@ -164,7 +171,9 @@ export const LoggerLive = (destination: LogDestination): Layer.Layer<never, unkn
       // `serve` and `worker` never wait on their log's reader (decision 0821); a one-shot command's few lines keep
       // their order with what it prints.
       const write =
-        destination === "stdout" ? (yield* asyncLogWriter(out.fd)).write : (line: string) => void out.write(line)
+        destination === "stdout"
+          ? (yield* asyncLogWriter(out.fd, { droppedLines: droppedLinesIn(format) })).write
+          : (line: string) => void out.write(line)
       return Layer.merge(
         Logger.replace(Logger.defaultLogger, lineLogger(format, write, colorsOn(out))),
         Logger.minimumLogLevel(level)
