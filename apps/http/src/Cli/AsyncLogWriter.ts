@@ -85,6 +85,7 @@ export const asyncLogWriter = (
       })
       const flushSync = () => {
         clearTimeout(deferred)
+        deferred = undefined
         if (failed) return
         try {
           sonic.flushSync()
