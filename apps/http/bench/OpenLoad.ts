@@ -9,6 +9,8 @@ export interface OpenLoadResult {
   readonly requestsPerSecond: number
   readonly p50: number
   readonly p99: number
+  /** Each answered request's latency, by when it was due (ms since the start), in the order answered. */
+  readonly timeline: ReadonlyArray<readonly [due: number, latency: number]>
 }
 
 /**
@@ -29,6 +31,7 @@ export const openLoad = (options: {
     const total = Math.round(options.rate * options.seconds)
     const interval = 1000 / options.rate
     const latencies: Array<number> = []
+    const timeline: Array<readonly [number, number]> = []
     let sent = 0
     let completed = 0
     let non2xx = 0
@@ -46,7 +49,8 @@ export const openLoad = (options: {
         errors,
         requestsPerSecond: completed / ((performance.now() - start) / 1000),
         p50: Math.round(at(0.5)),
-        p99: Math.round(at(0.99))
+        p99: Math.round(at(0.99)),
+        timeline
       })
     }
     const send = (due: number) => {
@@ -54,7 +58,9 @@ export const openLoad = (options: {
       const request = http.get(options.url, { agent, headers: options.headers }, (response) => {
         response.resume()
         response.on("end", () => {
-          latencies.push(performance.now() - due)
+          const latency = performance.now() - due
+          latencies.push(latency)
+          timeline.push([due - start, latency])
           completed++
           if (response.statusCode === undefined || response.statusCode >= 300) non2xx++
           finish()

@@ -11,6 +11,7 @@ import type { Benchmark } from "./Benchmark.js"
 import { blobStoreBenchmark } from "./BlobStoreBenchmark.js"
 import { eventFeedBenchmark } from "./EventFeedBenchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
+import { hangupBenchmark } from "./HangupBenchmark.js"
 import { mailBenchmark } from "./MailBenchmark.js"
 import { slaBreachBenchmark } from "./SlaBreachBenchmark.js"
 import { snoozeTimerBenchmark } from "./SnoozeTimerBenchmark.js"
@@ -21,6 +22,7 @@ import { webhookBenchmark } from "./WebhookBenchmark.js"
 const benchmarks: ReadonlyArray<Benchmark> = [
   eventStoreBenchmark,
   ticketsHttpBenchmark,
+  hangupBenchmark,
   ticketPipelineBenchmark,
   snoozeTimerBenchmark,
   slaBreachBenchmark,
