@@ -1,15 +1,32 @@
+import * as net from "node:net"
 import { SqlClient } from "@effect/sql"
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
+import { CANCEL_GRACE_MS, sendCancelRequest } from "../src/Database/CancelSafePool.js"
 import { testPgLive } from "./support/TestDatabase.js"
 
-// An interrupted statement is cancelled by a signal to its session's backend, sent from another connection. Two
-// connections, both busy, make that cancel wait, so the interrupted statement ends and its connection goes to the
-// next caller before the signal is sent: the case where a cancel lands on a statement nobody cancelled.
+// An interrupted statement is cancelled by a signal to its session's backend. Two connections, both busy, once made
+// that cancel wait for a connection of its own, so the interrupted statement ended and its connection went to the
+// next caller before the signal was sent: the case where a cancel lands on a statement nobody cancelled.
 const CONNECTIONS = 2
 
-// Only a server has a backend to signal: the embedded database answers `pg_cancel_backend` with false and cancels
-// nothing, so the race cannot occur there.
+/** Interrupts `fiber` and answers how long the interruption took (ms). */
+const interruptTimed = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
+  Effect.gen(function* () {
+    const started = Date.now()
+    yield* Fiber.interrupt(fiber)
+    return Date.now() - started
+  })
+
+/** The session running a statement whose text contains `marker`, seen from another connection. */
+const sessionRunning = (sql: SqlClient.SqlClient, marker: string) =>
+  sql<{ pid: number }>`
+    SELECT pid FROM pg_stat_activity
+    WHERE datname = current_database() AND state = 'active' AND query LIKE ${`%${marker}%`}
+      AND pid <> pg_backend_pid()`.pipe(Effect.map((rows) => rows[0]?.pid))
+
+// Only a server has a backend to signal: the embedded database ignores cancel requests and cancels nothing, so the
+// race cannot occur there (its pool sends none: `cancelRequests: false`).
 describe.runIf(Boolean(process.env.DATABASE_URL))("a cancelled statement's session", () => {
   layer(testPgLive(CONNECTIONS), { excludeTestServices: true })("the service's connection pool", (it) => {
     it.effect(
@@ -34,5 +51,122 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("a cancelled statement's sessi
         }),
       { timeout: 10_000 }
     )
+
+    it.effect(
+      "given a statement that ends within the grace, when its caller is interrupted, then it is not cancelled but runs to its end",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`CREATE TABLE IF NOT EXISTS cancel_probe (n int)`
+          const short = yield* Effect.fork(
+            sql`INSERT INTO cancel_probe SELECT 1 FROM pg_sleep(${CANCEL_GRACE_MS / 2000})`
+          )
+          yield* Effect.sleep("10 millis")
+          yield* Fiber.interrupt(short)
+          yield* Effect.sleep(`${CANCEL_GRACE_MS} millis`)
+          const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM cancel_probe`
+          assert.strictEqual(row?.n, 1, "the interrupted insert ran to its end")
+        }),
+      { timeout: 10_000 }
+    )
+
+    it.effect(
+      "given a long statement, when its caller is interrupted, then the server stops it at once and the pool keeps its connection",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const long = yield* Effect.fork(sql`SELECT 'long statement' AS marker, pg_sleep(10)`)
+          yield* Effect.sleep("200 millis")
+          const pid = yield* sessionRunning(sql, "long statement")
+          assert.isDefined(pid, "the long statement is running")
+
+          const took = yield* interruptTimed(long)
+          assert.isBelow(took, 3000, "the interruption waited for the statement")
+          assert.isUndefined(yield* sessionRunning(sql, "long statement"), "the server stopped the statement")
+          const [session] = yield* sql<{ connected: number }>`
+            SELECT count(*)::int AS connected FROM pg_stat_activity WHERE pid = ${pid!}`
+          assert.strictEqual(session?.connected, 1, "its session is still connected")
+
+          // Every connection of the pool at once: the interrupted statement's session is one of them, not a new one.
+          const pids = yield* Effect.all(
+            Array.from(
+              { length: CONNECTIONS },
+              () => sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.2)`
+            ),
+            { concurrency: "unbounded" }
+          )
+          assert.include(
+            pids.map(([row]) => row?.pid),
+            pid,
+            "the pool handed out the interrupted statement's connection again"
+          )
+        }),
+      { timeout: 20_000 }
+    )
   })
+
+  layer(testPgLive(1), { excludeTestServices: true })("a pool of one connection", (it) => {
+    it.effect(
+      "given a statement of a transaction, when its caller is interrupted, then the transaction ends at once and the connection serves the next statement",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const inTransaction = yield* Effect.fork(
+            sql.withTransaction(sql`SELECT 'transaction statement' AS marker, pg_sleep(10)`)
+          )
+          yield* Effect.sleep("200 millis")
+
+          // Its cancel needs no connection of the pool's, where the only one is the transaction's.
+          const took = yield* interruptTimed(inTransaction)
+          assert.isBelow(took, 3000, "the interruption waited for the statement")
+          const [row] = yield* sql<{ open: number }>`
+            SELECT count(*)::int AS open FROM pg_stat_activity
+            WHERE datname = current_database() AND state LIKE 'idle in transaction%'`
+          assert.strictEqual(row?.open, 0, "no transaction is left open")
+        }),
+      { timeout: 20_000 }
+    )
+  })
+})
+
+describe("a cancel request", () => {
+  it.effect("given a server that never closes the request's connection, then it is not known to be taken", () =>
+    Effect.gen(function* () {
+      const held: Array<net.Socket> = []
+      const server = net.createServer((socket) => held.push(socket))
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () =>
+          Effect.sync(() => {
+            for (const socket of held) socket.destroy()
+            server.close()
+          })
+      )
+      const { port } = server.address() as net.AddressInfo
+      const taken = yield* Effect.promise(() =>
+        sendCancelRequest({ processID: 1, secretKey: 2, host: "127.0.0.1", port }, 200)
+      )
+      assert.isFalse(taken)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("given no server listening, then it is not known to be taken", () =>
+    Effect.gen(function* () {
+      // A port just freed: nothing listens there.
+      const server = net.createServer()
+      yield* Effect.async<void>((resume) => {
+        server.listen(0, "127.0.0.1", () => resume(Effect.void))
+      })
+      const { port } = server.address() as net.AddressInfo
+      yield* Effect.async<void>((resume) => {
+        server.close(() => resume(Effect.void))
+      })
+      const taken = yield* Effect.promise(() =>
+        sendCancelRequest({ processID: 1, secretKey: 2, host: "127.0.0.1", port }, 1000)
+      )
+      assert.isFalse(taken)
+    })
+  )
 })

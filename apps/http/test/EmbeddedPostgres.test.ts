@@ -25,6 +25,7 @@ const endpointOptions = (endpoint: { host: string; port: number }) => ({
   port: endpoint.port,
   username: "postgres",
   database: "postgres",
+  cancelRequests: false,
   ...clientOptions
 })
 

@@ -1,3 +1,4 @@
+import * as net from "node:net"
 import pg from "pg"
 
 type ConnectCallback = (
@@ -6,8 +7,23 @@ type ConnectCallback = (
   done: (release?: unknown) => void
 ) => void
 
+type QueryCallback = (err: Error | undefined, result: pg.QueryResult | undefined) => void
+
 // The statement `@effect/sql-pg` sends on another connection of the pool to cancel an interrupted one.
 const CANCEL = /^SELECT pg_cancel_backend\((\d+)\)$/
+
+/** How long a cancel request may take to reach the server before its session's outcome counts as unknown. */
+export const CANCEL_REQUEST_TIMEOUT_MS = 5000
+
+/**
+ * How long an interrupted statement may run on before it is cancelled: most end within milliseconds, and a statement
+ * that ends by itself needs no signal (each cancel request has the server start a process).
+ */
+export const CANCEL_GRACE_MS = 100
+
+// A cancel request (PostgreSQL's protocol, "CancelRequest"): its length, its code, the session's process id and key.
+const CANCEL_REQUEST_LENGTH = 16
+const CANCEL_REQUEST_CODE = 80877102
 
 /** Why a connection was closed rather than handed out: a cancel sent to its session may still arrive. */
 export class CancelMayBePending extends Error {
@@ -16,34 +32,166 @@ export class CancelMayBePending extends Error {
   }
 }
 
+/** What `pg` knows of a connection's session: its backend's process id and key, and where the server listens. */
+export interface Session {
+  readonly processID: number | null
+  readonly secretKey: number | null
+  readonly host: string
+  readonly port: number
+}
+
+/** `pg`'s own record of what a connection runs (fields of its `Client` that its types do not declare). */
+interface Running {
+  readonly activeQuery: unknown
+  readonly queryQueue: ReadonlyArray<unknown>
+}
+
 /**
- * A `pg` pool that never hands out a connection whose session a cancel was sent to.
+ * Whether `client` has run everything sent to it within `ms`: `pg`'s client says `drain` when it has nothing left to
+ * run.
+ */
+const idleWithin = (client: pg.PoolClient, ms: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const running = client as unknown as Running
+    if (running.activeQuery == null && running.queryQueue.length === 0) return resolve(true)
+    const drained = () => {
+      clearTimeout(timer)
+      resolve(true)
+    }
+    const timer = setTimeout(() => {
+      client.off("drain", drained)
+      resolve(false)
+    }, ms)
+    client.once("drain", drained)
+  })
+
+/** The session of a `pg` connection (`pg` sets these fields; its types do not declare them all). */
+export const sessionOf = (client: pg.ClientBase): Session => client as unknown as Session
+
+/**
+ * Sends PostgreSQL's cancel request for `session` on a connection of its own (no session, no pool) and answers
+ * whether the server took it: it signals the session's backend before it closes that connection. False when the
+ * connection fails or stays open past `timeoutMs`.
+ */
+export const sendCancelRequest = (session: Session, timeoutMs = CANCEL_REQUEST_TIMEOUT_MS): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = session.host.startsWith("/")
+      ? net.connect(`${session.host}/.s.PGSQL.${session.port}`)
+      : net.connect(session.port, session.host)
+    let settled = false
+    const settle = (taken: boolean) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      socket.destroy()
+      resolve(taken)
+    }
+    const timer = setTimeout(() => settle(false), timeoutMs)
+    let written = false
+    socket.once("connect", () => {
+      const request = Buffer.alloc(CANCEL_REQUEST_LENGTH)
+      request.writeInt32BE(CANCEL_REQUEST_LENGTH, 0)
+      request.writeInt32BE(CANCEL_REQUEST_CODE, 4)
+      request.writeInt32BE(session.processID!, 8)
+      request.writeInt32BE(session.secretKey!, 12)
+      socket.write(request, () => {
+        written = true
+      })
+    })
+    // The server answers nothing: it closes the connection once it has signalled the backend.
+    socket.once("close", () => settle(written))
+    socket.once("error", () => settle(false))
+  })
+
+/** The result `pg_cancel_backend` would have answered; `@effect/sql-pg` only waits for it. */
+const cancelResult = (sent: boolean): pg.QueryResult =>
+  ({
+    command: "SELECT",
+    rowCount: 1,
+    oid: 0,
+    fields: [],
+    rows: [{ pg_cancel_backend: sent }]
+  }) as unknown as pg.QueryResult
+
+/** `CancelSafePool`'s options beside `pg.Pool`'s. */
+export interface CancelSafePoolConfig extends pg.PoolConfig {
+  /**
+   * Whether the server stops a session's statement on a cancel request: PostgreSQL does; the embedded database
+   * ignores them (its statements run to their end), so none is sent there. Default true.
+   */
+  readonly cancelRequests?: boolean
+}
+
+/**
+ * A `pg` pool that cancels an interrupted statement without a connection of its own and never hands out a
+ * connection a cancel may still reach.
  *
  * `@effect/sql-pg` cancels an interrupted statement (a client that hung up, a timeout) by running
- * `pg_cancel_backend(pid)` on another connection, while the statement's own callback still releases its
+ * `pg_cancel_backend(pid)` on another connection of the pool, while the statement's own callback still releases its
  * connection when it ends. The cancel is a signal to the session's backend, not to a statement: when every
  * connection is busy it waits for one, the interrupted statement ends meanwhile, and the signal then cancels the
  * next caller's statement on that session, which fails with "canceling statement due to user request"
- * (Effect-TS/effect#8068; the fix is in Effect 4 only). This pool notes the session of every cancel sent through
- * it, and the next time that connection would be handed out, lets what it still runs end, closes it and hands out
- * another.
+ * (Effect-TS/effect#8068; the fix is in Effect 4 only).
+ *
+ * This pool lets a statement that ends within {@link CANCEL_GRACE_MS} end unsignalled, and cancels a longer one
+ * with PostgreSQL's cancel request, on a short connection outside the pool, holding the session's connection back
+ * until the server has signalled it (docs/decisions/0822-cancels-keep-their-connection.md). A signal a backend
+ * receives while it waits for its next statement is dropped, so the connection is then safe to hand out, and is
+ * kept: the next caller needs no new connection. Only when the server's taking the request is unknown (no answer
+ * within {@link CANCEL_REQUEST_TIMEOUT_MS}, a connection error) is the connection closed instead, after what it still
+ * runs has ended.
  */
 export const CancelSafePool = class extends pg.Pool {
-  private readonly cancelled = new Set<number>()
+  private readonly cancelRequests: boolean
+  // The pool's connections by their session's process id, for the key a cancel request needs.
+  private readonly sessions = new Map<number, pg.PoolClient>()
+  // Sessions a cancel request is on its way to, settled with whether the server took it.
+  private readonly cancelling = new Map<number, Promise<boolean>>()
+  // Sessions whose cancel request's outcome is unknown: closed the next time they would be handed out.
+  private readonly unsafe = new Set<number>()
 
-  constructor(config?: pg.PoolConfig) {
-    super(config)
+  constructor(config?: CancelSafePoolConfig) {
+    const { cancelRequests, ...poolConfig } = config ?? {}
+    super(poolConfig)
+    this.cancelRequests = cancelRequests ?? true
+    this.on("connect", (client) => {
+      const pid = sessionOf(client).processID
+      if (pid !== null) this.sessions.set(pid, client)
+    })
     this.on("remove", (client) => {
-      const pid = processIdOf(client)
-      if (pid !== undefined) this.cancelled.delete(pid)
+      const pid = sessionOf(client).processID
+      if (pid === null) return
+      this.sessions.delete(pid)
+      this.unsafe.delete(pid)
     })
   }
 
   // @ts-expect-error one signature for `pg`'s overloads; the arguments are passed on unchanged
   override query(...args: Array<unknown>): unknown {
     const match = typeof args[0] === "string" ? CANCEL.exec(args[0]) : null
-    if (match !== null) this.cancelled.add(Number(match[1]))
-    return (super.query as (...args: Array<unknown>) => unknown)(...args)
+    if (match === null) return (super.query as (...args: Array<unknown>) => unknown)(...args)
+    const callback = args[args.length - 1]
+    this.cancel(Number(match[1]), typeof callback === "function" ? (callback as QueryCallback) : undefined)
+    return undefined
+  }
+
+  /**
+   * Cancels what session `pid` runs unless it ends within {@link CANCEL_GRACE_MS}, then calls `callback` as
+   * `pg_cancel_backend`'s statement would answer.
+   */
+  private cancel(pid: number, callback: QueryCallback | undefined): void {
+    const client = this.sessions.get(pid)
+    if (!this.cancelRequests || client === undefined || sessionOf(client).secretKey === null) {
+      callback?.(undefined, cancelResult(false))
+      return
+    }
+    const sent = idleWithin(client, CANCEL_GRACE_MS).then((idle) => idle || sendCancelRequest(sessionOf(client)))
+    this.cancelling.set(pid, sent)
+    void sent.then((taken) => {
+      if (this.cancelling.get(pid) === sent) this.cancelling.delete(pid)
+      if (!taken) this.unsafe.add(pid)
+      callback?.(undefined, cancelResult(taken))
+    })
   }
 
   override connect(): Promise<pg.PoolClient>
@@ -54,24 +202,38 @@ export const CancelSafePool = class extends pg.Pool {
         this.connect((err, client) => (!err && client !== undefined ? resolve(client) : reject(err)))
       )
     super.connect((err, client, done) => {
-      const pid = client === undefined ? undefined : processIdOf(client)
-      if (!err && client !== undefined && pid !== undefined && this.cancelled.has(pid)) {
-        this.cancelled.delete(pid)
-        // `@effect/sql-pg` releases an interrupted statement's connection before that statement has ended: what it
-        // still runs ends first (this query waits behind it), so the caller's next statement cannot overtake it,
-        // e.g. a clean-up `DELETE` committing before the interrupted `INSERT` it cleans up after.
-        client.query("SELECT 1", () => {
-          // A truthy argument closes the connection instead of returning it to the pool.
-          done(new CancelMayBePending(pid))
-          this.connect(callback)
-        })
+      const pid = err || client === undefined ? null : sessionOf(client).processID
+      if (pid === null) return callback(err, client, done)
+      const cancelling = this.cancelling.get(pid)
+      if (cancelling !== undefined) {
+        // Released by the interrupted statement's own end (an interruption releases only after its cancel), so the
+        // caller may take another connection at once; this one waits until the server has signalled its session.
+        void cancelling.then(() => (this.unsafe.has(pid) ? this.close(pid, client!, done, () => {}) : done()))
+        this.connect(callback)
+        return
+      }
+      if (this.unsafe.has(pid)) {
+        this.close(pid, client!, done, () => this.connect(callback))
         return
       }
       callback(err, client, done)
     })
     return undefined
   }
-  // What the service takes as its pool: the signatures are `pg.Pool`'s.
-} as unknown as typeof pg.Pool
 
-const processIdOf = (client: pg.PoolClient): number | undefined => (client as { processID?: number }).processID
+  /** Closes a connection a cancel may still reach once what it still runs has ended, then calls `then`. */
+  private close(pid: number, client: pg.PoolClient, done: (release?: unknown) => void, then: () => void): void {
+    this.unsafe.delete(pid)
+    // `@effect/sql-pg` releases an interrupted statement's connection once its cancel is answered, maybe before the
+    // statement has ended: this query waits behind it, so the caller's next statement, on another connection, cannot
+    // overtake it (a clean-up `DELETE` committing before the interrupted `INSERT` it cleans up after).
+    client.query("SELECT 1", () => {
+      // A truthy argument closes the connection instead of returning it to the pool.
+      done(new CancelMayBePending(pid))
+      then()
+    })
+  }
+  // What the service takes as its pool: the signatures are `pg.Pool`'s.
+} as unknown as new (
+  config?: CancelSafePoolConfig
+) => pg.Pool

@@ -24,7 +24,9 @@ export const PgLive = Layer.unwrapScoped(
     const url = yield* Config.option(Config.redacted("DATABASE_URL"))
     const maxConnections = yield* Config.integer("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
     const namedStatements = yield* Config.boolean("DATABASE_NAMED_STATEMENTS").pipe(Config.withDefault(true))
-    if (Option.isSome(url)) return PgPool.layer({ url: url.value, maxConnections, namedStatements, ...clientOptions })
+    const cancelRequests = yield* Config.boolean("DATABASE_CANCEL_REQUESTS").pipe(Config.withDefault(true))
+    if (Option.isSome(url))
+      return PgPool.layer({ url: url.value, maxConnections, namedStatements, cancelRequests, ...clientOptions })
     const dataDir = yield* Config.string("DATA_DIR").pipe(Config.withDefault(".data"))
     const embedded = yield* embeddedPostgres(dataDir)
     yield* Effect.logInfo(
@@ -34,8 +36,15 @@ export const PgLive = Layer.unwrapScoped(
     )
     // PGlite runs one session, and pglite-socket can mix up exchanges of concurrent connections (a valid
     // token was seen to read as missing): one connection per process keeps each exchange whole. That one
-    // session outlives every connection (the pool replaces one that failed), so no named statements.
-    return PgPool.layer({ ...embedded, maxConnections: 1, namedStatements: false, ...clientOptions })
+    // session outlives every connection (the pool replaces one that failed), so no named statements. It ignores
+    // cancel requests: an interrupted statement runs to its end.
+    return PgPool.layer({
+      ...embedded,
+      maxConnections: 1,
+      namedStatements: false,
+      cancelRequests: false,
+      ...clientOptions
+    })
   })
 )
 

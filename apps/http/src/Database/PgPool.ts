@@ -30,6 +30,11 @@ export type PgConnection = Pick<
 > & {
   /** Whether each connection is a session of its own, which may keep named statements (see {@link Pool}). */
   readonly namedStatements: boolean
+  /**
+   * Whether the server stops a statement on a cancel request (default true): PostgreSQL and poolers in front of it
+   * do; the embedded PGlite ignores them, so none is sent there (`CancelSafePool.ts`).
+   */
+  readonly cancelRequests?: boolean
 }
 
 const CONNECT_TIMEOUT = Duration.seconds(5)
@@ -50,6 +55,7 @@ const acquirePool = (connection: PgConnection) =>
           user: connection.username,
           password: connection.password === undefined ? undefined : Redacted.value(connection.password),
           max: connection.maxConnections,
+          cancelRequests: connection.cancelRequests ?? true,
           // A fixed-size pool: a connection once opened is kept, so the first burst after a lull does not wait on
           // a reconnect for every request in flight (and on preparing every named statement again; decision 0317).
           min: connection.maxConnections,

@@ -108,7 +108,9 @@ export const serviceDatabase = Effect.map(DatabaseUrl, (url) => ({
   DATABASE_POOL_SIZE: usesRealPostgres ? "10" : "1",
   // PGlite behind its socket is one session for this process's connections and the service's: the case the
   // setting is for (two processes' statement names would meet in it, decision 0314).
-  DATABASE_NAMED_STATEMENTS: usesRealPostgres ? "true" : "false"
+  DATABASE_NAMED_STATEMENTS: usesRealPostgres ? "true" : "false",
+  // PGlite's socket ignores cancel requests (an interrupted statement runs to its end there).
+  DATABASE_CANCEL_REQUESTS: usesRealPostgres ? "true" : "false"
 }))
 
 const DatabaseOfThisFile = Layer.unwrapScoped(
@@ -119,6 +121,7 @@ const DatabaseOfThisFile = Layer.unwrapScoped(
         url: Redacted.make(url),
         maxConnections: usesRealPostgres ? 4 : 1,
         namedStatements: usesRealPostgres,
+        cancelRequests: usesRealPostgres,
         ...clientOptions
       })
     )

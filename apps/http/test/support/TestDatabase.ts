@@ -45,6 +45,7 @@ export const testPgLive = (connections = usesRealPostgres ? 20 : 4) =>
         url: Redacted.make(url),
         maxConnections: connections,
         namedStatements: usesRealPostgres,
+        cancelRequests: usesRealPostgres,
         ...clientOptions
       })
     )
