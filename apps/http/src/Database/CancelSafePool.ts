@@ -12,8 +12,11 @@ type QueryCallback = (err: Error | undefined, result: pg.QueryResult | undefined
 // The statement `@effect/sql-pg` sends on another connection of the pool to cancel an interrupted one.
 const CANCEL = /^SELECT pg_cancel_backend\((\d+)\)$/
 
-/** How long a cancel request may take to reach the server before its session's outcome counts as unknown. */
-export const CANCEL_REQUEST_TIMEOUT_MS = 5000
+/**
+ * How long a cancel request may take to reach the server before its session's outcome counts as unknown: with
+ * {@link CANCEL_GRACE_MS}, within the 5 s `@effect/sql-pg` waits for a cancel before it releases the connection anyway.
+ */
+export const CANCEL_REQUEST_TIMEOUT_MS = 4500
 
 /**
  * How long an interrupted statement may run on before it is cancelled: most end within milliseconds, and a statement
@@ -113,6 +116,22 @@ const cancelResult = (sent: boolean): pg.QueryResult =>
     rows: [{ pg_cancel_backend: sent }]
   }) as unknown as pg.QueryResult
 
+/**
+ * `done` for a connection the pool keeps out of use for a while: an error of the connection meanwhile (its backend
+ * gone) releases it with that error, which closes it, where unheard it would crash the process; the first call wins.
+ */
+const heldOut = (client: pg.PoolClient, done: (release?: unknown) => void): ((release?: unknown) => void) => {
+  let released = false
+  const release = (reason?: unknown) => {
+    if (released) return
+    released = true
+    client.off("error", release)
+    done(reason)
+  }
+  client.on("error", release)
+  return release
+}
+
 /** `CancelSafePool`'s options beside `pg.Pool`'s. */
 export interface CancelSafePoolConfig extends pg.PoolConfig {
   /**
@@ -160,7 +179,7 @@ export const CancelSafePool = class extends pg.Pool {
     })
     this.on("remove", (client) => {
       const pid = sessionOf(client).processID
-      if (pid === null) return
+      if (pid === null || this.sessions.get(pid) !== client) return
       this.sessions.delete(pid)
       this.unsafe.delete(pid)
     })
@@ -185,7 +204,9 @@ export const CancelSafePool = class extends pg.Pool {
       callback?.(undefined, cancelResult(false))
       return
     }
-    const sent = idleWithin(client, CANCEL_GRACE_MS).then((idle) => idle || sendCancelRequest(sessionOf(client)))
+    const sent = idleWithin(client, CANCEL_GRACE_MS)
+      .then((idle) => idle || sendCancelRequest(sessionOf(client)))
+      .catch(() => false)
     this.cancelling.set(pid, sent)
     void sent.then((taken) => {
       if (this.cancelling.get(pid) === sent) this.cancelling.delete(pid)
@@ -208,12 +229,13 @@ export const CancelSafePool = class extends pg.Pool {
       if (cancelling !== undefined) {
         // Released by the interrupted statement's own end (an interruption releases only after its cancel), so the
         // caller may take another connection at once; this one waits until the server has signalled its session.
-        void cancelling.then(() => (this.unsafe.has(pid) ? this.close(pid, client!, done, () => {}) : done()))
+        const release = heldOut(client!, done)
+        void cancelling.then(() => (this.unsafe.has(pid) ? this.close(pid, client!, release, () => {}) : release()))
         this.connect(callback)
         return
       }
       if (this.unsafe.has(pid)) {
-        this.close(pid, client!, done, () => this.connect(callback))
+        this.close(pid, client!, heldOut(client!, done), () => this.connect(callback))
         return
       }
       callback(err, client, done)
