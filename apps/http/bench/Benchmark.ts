@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from "node:child_process"
 import * as os from "node:os"
 import { monitorEventLoopDelay } from "node:perf_hooks"
+import * as v8 from "node:v8"
 import { Effect } from "effect"
 
 /** A benchmark the runner (`bench/index.ts`) can run: it prints its own figures and baselines. */
@@ -46,6 +47,12 @@ export const timed = <E, R>(
 export const percentile = (sorted: ReadonlyArray<number>, p: number, empty = 0) =>
   sorted.length === 0 ? empty : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
+/** The median of `values` (the upper one of an even count), 0 when there is none. */
+export const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? 0
+}
+
 const fixed = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits })
 
 /** One line of a figure: rate, and latency percentiles when the operations were timed one by one. */
@@ -84,6 +91,7 @@ export const machine = () => {
 
 const CPU_QUERY = "cpu?"
 const LOOP_QUERY = "loop?"
+const HEAP_QUERY = "heap?"
 
 /** How late the event loop ran a server's timers since the last such question, in milliseconds. */
 export interface LoopDelay {
@@ -91,13 +99,74 @@ export interface LoopDelay {
   readonly max: number
 }
 
+/** What V8's collector did in a server since the last such question. */
+export interface HeapActivity {
+  /** Major collections: mark-compacts, and incremental marking steps that finished one. */
+  readonly majorCollections: number
+  /** Their time on the main thread, in milliseconds. */
+  readonly majorMs: number
+  /** Scavenges' time on the main thread, in milliseconds. */
+  readonly scavengeMs: number
+  /** Bytes that entered old space (promoted by scavenges or allocated there), in all. */
+  readonly oldSpaceAdded: number
+}
+
+const YOUNG_SPACES = new Set(["new_space", "new_large_object_space"])
+
+/** What the old generation holds: every space but the young ones (old, code, large objects…). */
+const oldSpaceUsed = (spaces: ReadonlyArray<{ readonly spaceName: string; readonly spaceUsedSize: number }>) =>
+  spaces.reduce((sum, space) => (YOUNG_SPACES.has(space.spaceName) ? sum : sum + space.spaceUsedSize), 0)
+
 /**
- * For a server script: answers its parent's {@link ServerProcess.cpuMicros} queries with its CPU time so far, and its
- * {@link ServerProcess.loopDelay} queries with how late its event loop ran since the last one (sampled every 5 ms).
+ * What the collector did between two calls. Old space is read at each collection's start and end: it grows by what
+ * enters it (scavenges promote, the program allocates there) and shrinks by a major collection and the sweeping after
+ * one, so what entered is the sum of its rises, apart from across a major collection. The first call starts counting.
+ */
+const heapActivityCounter = () => {
+  let profiler: v8.GCProfiler | undefined
+  let since = 0
+  return (): HeapActivity => {
+    const result = profiler?.stop()
+    const now = oldSpaceUsed(
+      v8
+        .getHeapSpaceStatistics()
+        .map((space) => ({ spaceName: space.space_name, spaceUsedSize: space.space_used_size }))
+    )
+    let majorCollections = 0
+    let majorMs = 0
+    let scavengeMs = 0
+    let oldSpaceAdded = 0
+    let last = since
+    for (const gc of result?.statistics ?? []) {
+      const before = oldSpaceUsed(gc.beforeGC.heapSpaceStatistics)
+      const after = oldSpaceUsed(gc.afterGC.heapSpaceStatistics)
+      oldSpaceAdded += Math.max(0, before - last)
+      if (gc.gcType === "Scavenge") {
+        oldSpaceAdded += Math.max(0, after - before)
+        scavengeMs += gc.cost / 1000
+      } else {
+        majorCollections += gc.gcType === "MarkSweepCompact" ? 1 : 0
+        majorMs += gc.cost / 1000
+      }
+      last = after
+    }
+    if (result !== undefined) oldSpaceAdded += Math.max(0, now - last)
+    since = now
+    profiler = new v8.GCProfiler()
+    profiler.start()
+    return { majorCollections, majorMs, scavengeMs, oldSpaceAdded }
+  }
+}
+
+/**
+ * For a server script: answers its parent's {@link ServerProcess.cpuMicros} queries with its CPU time so far, its
+ * {@link ServerProcess.loopDelay} queries with how late its event loop ran since the last one (sampled every 5 ms),
+ * and its {@link ServerProcess.heapActivity} queries with what the collector did since the last one.
  */
 export const answerServerQueries = () => {
   const delay = monitorEventLoopDelay({ resolution: 5 })
   delay.enable()
+  const heapActivity = heapActivityCounter()
   process.on("message", (message) => {
     if (message === CPU_QUERY) {
       const { user, system } = process.cpuUsage()
@@ -106,6 +175,8 @@ export const answerServerQueries = () => {
       const loopDelay: LoopDelay = { p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 }
       delay.reset()
       process.send?.({ loopDelay })
+    } else if (message === HEAP_QUERY) {
+      process.send?.({ heapActivity: heapActivity() })
     }
   })
 }
@@ -117,6 +188,7 @@ export const answerServerQueries = () => {
 export type ServerProcess<Ready> = Ready & {
   readonly cpuMicros: Effect.Effect<number>
   readonly loopDelay: Effect.Effect<LoopDelay>
+  readonly heapActivity: Effect.Effect<HeapActivity>
 }
 
 /** Asks `child` `query` and answers the field `key` of its reply. */
@@ -134,14 +206,22 @@ const ask = <A>(child: ChildProcess, query: string, key: string) =>
 
 /**
  * Starts the server script `script` in a child process with `env` added, and waits for the first message it sends
- * (what it is ready with); the child is killed when the scope closes. `cpuMicros` and `loopDelay` ask the child
+ * (what it is ready with), with `nodeFlags` after this process's own; the child is killed when the scope closes. `cpuMicros` and `loopDelay` ask the child
  * (which calls {@link answerServerQueries}): its CPU time, the server's own cost per request apart from the load
  * generator's, and how late its event loop ran.
  */
-export const serverProcess = <Ready>(script: string, env: Record<string, string>) =>
+export const serverProcess = <Ready>(
+  script: string,
+  env: Record<string, string>,
+  options: { readonly nodeFlags?: ReadonlyArray<string> } = {}
+) =>
   Effect.acquireRelease(
     Effect.async<{ readonly child: ChildProcess; readonly ready: Ready }>((resume) => {
-      const child = fork(script, [], { env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit", "ipc"] })
+      const child = fork(script, [], {
+        env: { ...process.env, ...env },
+        execArgv: [...process.execArgv, ...(options.nodeFlags ?? [])],
+        stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit", "ipc"]
+      })
       child.once("message", (message) => resume(Effect.succeed({ child, ready: message as Ready })))
       child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
     }),
@@ -151,7 +231,8 @@ export const serverProcess = <Ready>(script: string, env: Record<string, string>
       ({ child, ready }): ServerProcess<Ready> => ({
         ...ready,
         cpuMicros: Effect.map(ask<number>(child, CPU_QUERY, "cpuMicros"), Number),
-        loopDelay: ask<LoopDelay>(child, LOOP_QUERY, "loopDelay")
+        loopDelay: ask<LoopDelay>(child, LOOP_QUERY, "loopDelay"),
+        heapActivity: ask<HeapActivity>(child, HEAP_QUERY, "heapActivity")
       })
     )
   )

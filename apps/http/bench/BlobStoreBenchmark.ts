@@ -18,7 +18,7 @@ import { clientOptions, MigrationsLive } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
 import { withDatabase } from "../test/support/ServerDatabases.js"
 import { benchDatabase, loadAverage } from "./BenchDatabase.js"
-import { type Benchmark, machine } from "./Benchmark.js"
+import { type Benchmark, machine, median } from "./Benchmark.js"
 
 /**
  * Blob stores: a 50 MB (MAX_UPLOAD_BYTES) file streamed into each store from disk in 64 KiB pieces and streamed
@@ -58,8 +58,6 @@ const measured = <E, R>(operation: Effect.Effect<unknown, E, R>): Effect.Effect<
     peak = Math.max(peak, process.memoryUsage.rss())
     return { seconds, peakRssAbove: peak - before }
   })
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const line = (label: string, rounds: ReadonlyArray<Measure>, baseline?: ReadonlyArray<Measure>) => {
   const rates = rounds.map((m) => SIZE / MiB / m.seconds)

@@ -1,11 +1,11 @@
-import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
 import { Console, Effect } from "effect"
 import pg from "pg"
 import { runDatabase } from "./BenchDatabase.js"
-import * as Benchmark from "./Benchmark.js"
-import { machine } from "./Benchmark.js"
+import type * as Benchmark from "./Benchmark.js"
+import { machine, median } from "./Benchmark.js"
 import { type OpenLoadResult, openLoad } from "./OpenLoad.js"
+import { serviceProcess } from "./TicketsServer.js"
 
 /**
  * Reads right after clients hung up on requests in flight, against reads right after clients that did not. The
@@ -21,24 +21,10 @@ const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test"
 const ROUNDS = Number(process.env.BENCH_HANGUP_ROUNDS ?? 4)
 const CONNECTIONS = 50
 const FIRST_MS = 1500
-const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
-
-interface Ready {
-  readonly port: number
-  readonly token: string
-  readonly organizationPath: string
-  readonly ticketIds: ReadonlyArray<number>
-}
-
 interface After {
   readonly slowestFirst: number
   readonly p99: number
   readonly started: number
-}
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? 0
 }
 
 const run = Effect.scoped(
@@ -46,7 +32,7 @@ const run = Effect.scoped(
     const { database, url } = yield* runDatabase("hangups", DEFAULT_URL)
     yield* Console.log(`machine: ${machine()}`)
     yield* Console.log(`${CONNECTIONS} connections, PostgreSQL database ${database}\n`)
-    const app = yield* Benchmark.serverProcess<Ready>(SERVER, { BENCH_MODE: "app", BENCH_DATABASE_URL: url })
+    const app = yield* serviceProcess(url)
     const target = `http://127.0.0.1:${app.port}${app.organizationPath}tickets/${app.ticketIds[0]}/`
     const headers = { "x-service-token": app.token }
     const client = yield* Effect.acquireRelease(

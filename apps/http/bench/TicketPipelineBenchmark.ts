@@ -2,8 +2,9 @@ import { fileURLToPath } from "node:url"
 import { Console, Effect } from "effect"
 import { withDatabase } from "../test/support/ServerDatabases.js"
 import { benchDatabase } from "./BenchDatabase.js"
-import * as Benchmark from "./Benchmark.js"
-import { machine } from "./Benchmark.js"
+import type * as Benchmark from "./Benchmark.js"
+import { machine, median } from "./Benchmark.js"
+import { type BareReady, bareProcess, serviceProcess } from "./TicketsServer.js"
 
 /**
  * The cost of a write as a ticket grows, and writers of one ticket at once, over HTTP against the service on
@@ -25,34 +26,14 @@ const WRITERS = Number(process.env.BENCH_WRITERS ?? 50)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000)
 // Replies the bare baseline is measured over (its cost does not grow with the ticket).
 const BARE_REPLIES = 300
-const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
-
-interface Ready {
-  readonly port: number
-  readonly token: string
-  readonly organizationPath: string
-  readonly organizationId: string
-  readonly ticketIds: ReadonlyArray<number>
-}
-
-const serverProcess = (env: Record<string, string>) => Benchmark.serverProcess<Ready>(SERVER, env)
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? 0
-}
-
 const run = Effect.scoped(
   Effect.gen(function* () {
     const baseUrl = process.env.DATABASE_URL ?? DEFAULT_URL
     const database = yield* benchDatabase(baseUrl, "pipeline")
     yield* Console.log(`machine: ${machine()}`)
     yield* Console.log(`PostgreSQL database ${database}\n`)
-    const app = yield* serverProcess({
-      BENCH_MODE: "app",
-      BENCH_DATABASE_URL: withDatabase(baseUrl, database),
-      BENCH_TICKETS: "4",
-      BENCH_MESSAGES: "0"
+    const app = yield* serviceProcess(withDatabase(baseUrl, database), {
+      env: { BENCH_TICKETS: "4", BENCH_MESSAGES: "0" }
     })
     const base = `http://127.0.0.1:${app.port}${app.organizationPath}tickets/`
     const postTo = (port: number, path: string, body: unknown) =>
@@ -75,7 +56,7 @@ const run = Effect.scoped(
      * One client's replies to one ticket of `server`, one after another: their latencies and statuses, and the
      * server process's CPU time per reply (µs, user + system, all its threads).
      */
-    const replies = (server: Benchmark.ServerProcess<Ready>, ticketId: number, count: number) =>
+    const replies = (server: Benchmark.ServerProcess<BareReady>, ticketId: number, count: number) =>
       Effect.gen(function* () {
         const latencies: Array<number> = []
         const statuses = new Map<number, number>()
@@ -105,11 +86,7 @@ const run = Effect.scoped(
     )
 
     // The baseline, warmed as the service is, then one client on a ticket of its own.
-    const bare = yield* serverProcess({
-      BENCH_MODE: "baseline",
-      BENCH_DATABASE_URL: withDatabase(baseUrl, database),
-      BENCH_ORGANIZATION_ID: app.organizationId
-    })
+    const bare = yield* bareProcess("baseline", withDatabase(baseUrl, database), app.organizationId)
     yield* replies(bare, warm, WARMUP)
     const bareRun = yield* replies(bare, bareTicket, BARE_REPLIES)
     const bareMedian = median(bareRun.latencies)

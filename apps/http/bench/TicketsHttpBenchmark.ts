@@ -1,11 +1,10 @@
-import { fileURLToPath } from "node:url"
-import type { OrganizationId } from "@helpdesk/domain"
 import autocannon from "autocannon"
 import { Console, Effect } from "effect"
 import { runDatabase } from "./BenchDatabase.js"
-import * as Benchmark from "./Benchmark.js"
+import type * as Benchmark from "./Benchmark.js"
 import { machine } from "./Benchmark.js"
 import { openLoad } from "./OpenLoad.js"
+import { type BareReady, bareProcess, serviceProcess } from "./TicketsServer.js"
 
 /**
  * The reads and `POST message` over HTTP against the running service on PostgreSQL, with autocannon, each beside a
@@ -27,19 +26,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const WRITE_WARMUP = Number(process.env.BENCH_WRITE_WARMUP ?? 20)
-const SERVER = fileURLToPath(new URL("./TicketsHttpServer.ts", import.meta.url))
-
-interface Ready {
-  readonly port: number
-  readonly token?: string
-  readonly organizationPath?: string
-  readonly organizationId?: OrganizationId
-  readonly ticketIds?: ReadonlyArray<number>
-  readonly customerIds?: ReadonlyArray<number>
-}
-
-/** Starts a server child process and waits for it to listen; stopped when the scope closes. */
-const serverProcess = (env: Record<string, string>) => Benchmark.serverProcess<Ready>(SERVER, env)
 
 interface Figures {
   readonly label: string
@@ -53,7 +39,7 @@ interface Figures {
   readonly cpuPerRequest?: number
 }
 
-const load = (label: string, options: autocannon.Options, server?: Benchmark.ServerProcess<Ready>) =>
+const load = (label: string, options: autocannon.Options, server?: Benchmark.ServerProcess<BareReady>) =>
   Effect.gen(function* () {
     const cpuBefore = server === undefined ? 0 : yield* server.cpuMicros
     const result = yield* Effect.promise(() => autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options }))
@@ -84,20 +70,12 @@ const run = Effect.scoped(
     const { database, url } = yield* runDatabase("tickets", DEFAULT_URL)
     yield* Console.log(`machine: ${machine()}`)
     yield* Console.log(`${CONNECTIONS} connections, ${SECONDS} s per scenario, PostgreSQL database ${database}\n`)
-    const app = yield* serverProcess({ BENCH_MODE: "app", BENCH_DATABASE_URL: url })
-    const base = yield* serverProcess({
-      BENCH_MODE: "baseline",
-      BENCH_DATABASE_URL: url,
-      BENCH_ORGANIZATION_ID: String(app.organizationId)
-    })
-    const floor = yield* serverProcess({
-      BENCH_MODE: "floor",
-      BENCH_DATABASE_URL: url,
-      BENCH_ORGANIZATION_ID: String(app.organizationId)
-    })
-    const ticketIds = app.ticketIds!
+    const app = yield* serviceProcess(url)
+    const base = yield* bareProcess("baseline", url, app.organizationId)
+    const floor = yield* bareProcess("floor", url, app.organizationId)
+    const ticketIds = app.ticketIds
     const ticketPath = `${app.organizationPath}tickets/${ticketIds[0]}/`
-    const headers = { "x-service-token": app.token! }
+    const headers = { "x-service-token": app.token }
 
     // Under closed-loop load each connection sends its next request as soon as it has an answer: the server is
     // always saturated, and latency is mostly queueing (50 connections / requests per second), for the baseline
@@ -112,7 +90,7 @@ const run = Effect.scoped(
         // time a request spent queued behind others.
         const atRate = (
           server: string,
-          process: Benchmark.ServerProcess<Ready>,
+          process: Benchmark.ServerProcess<BareReady>,
           withHeaders?: Record<string, string>
         ) =>
           Effect.gen(function* () {
@@ -201,8 +179,8 @@ const run = Effect.scoped(
     yield* Console.log(line(healthz, ticketThroughput.bare))
     if (process.env.BENCH_ONLY === "ticket") return
     const otherReads = [
-      { label: "GET /organizations/{id}/", path: app.organizationPath!, target: 0.5 },
-      { label: "GET …/customers/{id}/", path: `${app.organizationPath}customers/${app.customerIds![0]}/`, target: 0.5 },
+      { label: "GET /organizations/{id}/", path: app.organizationPath, target: 0.5 },
+      { label: "GET …/customers/{id}/", path: `${app.organizationPath}customers/${app.customerIds[0]}/`, target: 0.5 },
       { label: "GET …/tickets/{id}/messages/ (page of 25)", path: `${ticketPath}messages/`, target: 0.4 },
       {
         label: `GET …/tickets/ (page of 25 of ${ticketIds.length})`,
@@ -214,7 +192,7 @@ const run = Effect.scoped(
       verdicts.push(yield* measureRead(read.label, read.path, read.target, throughputOf(read.label, read.path)))
     // The service's replies first: the baseline's writes below do not go through the domain, so the service must not
     // read its streams after them.
-    const postMessages = (label: string, server: Benchmark.ServerProcess<Ready>, duration = SECONDS) => {
+    const postMessages = (label: string, server: Benchmark.ServerProcess<BareReady>, duration = SECONDS) => {
       let next = 0
       return load(
         label,
