@@ -19,6 +19,7 @@ import { Tokens } from "../src/Auth/Tokens.js"
 import { LoggerLive } from "../src/Cli/Logging.js"
 import { clientOptions } from "../src/Database/Database.js"
 import * as PgPool from "../src/Database/PgPool.js"
+import { tuneHeap } from "../src/HeapTuning.js"
 import { Organizations } from "../src/Organizations/Organizations.js"
 import { ServerLive } from "../src/Server.js"
 import { ServicesLive } from "../src/Services.js"
@@ -252,12 +253,13 @@ const freePort = () =>
   })
 
 /**
- * The service as `helpdesk serve --without-workers` runs it (`ServerLive`: the drained server, a JSON log line per
+ * The service as `helpdesk serve --without-workers` runs it (its heap tuned as `cli.ts` tunes it; `ServerLive`: the drained server, a JSON log line per
  * request on this process's stdout, which the benchmark discards). The workers are left to another process, as
  * that option does: here they would deliver the replies' mail, each delivery a write of its own, beside the writes
  * measured.
  */
 const app = async () => {
+  tuneHeap()
   const port = await freePort()
   const AppLive = ServerLive({ host: "127.0.0.1", port, workers: false }).pipe(
     Layer.provideMerge(ServicesLive),

@@ -13,6 +13,7 @@ import { eventFeedBenchmark } from "./EventFeedBenchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
 import { hangupBenchmark } from "./HangupBenchmark.js"
 import { mailBenchmark } from "./MailBenchmark.js"
+import { readTailsBenchmark } from "./ReadTailsBenchmark.js"
 import { slaBreachBenchmark } from "./SlaBreachBenchmark.js"
 import { snoozeTimerBenchmark } from "./SnoozeTimerBenchmark.js"
 import { ticketPipelineBenchmark } from "./TicketPipelineBenchmark.js"
@@ -23,6 +24,7 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   eventStoreBenchmark,
   ticketsHttpBenchmark,
   hangupBenchmark,
+  readTailsBenchmark,
   ticketPipelineBenchmark,
   snoozeTimerBenchmark,
   slaBreachBenchmark,

@@ -6,6 +6,9 @@ import { OutputLive } from "./Cli/Output.js"
 import { logDestinationOf, runHelpdesk } from "./Cli/Run.js"
 import { commandProcess } from "./CommandProcess.js"
 import { DatabaseLive } from "./Database/Database.js"
+import { tuneHeap } from "./HeapTuning.js"
+
+tuneHeap()
 
 /** The `helpdesk` bin (`bin/helpdesk.js` imports the compiled file). */
 runHelpdesk(process.argv).pipe(
