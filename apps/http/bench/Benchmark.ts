@@ -220,7 +220,7 @@ export const serverProcess = <Ready>(
       const child = fork(script, [], {
         env: { ...process.env, ...env },
         execArgv: [...process.execArgv, ...(options.nodeFlags ?? [])],
-        stdio: ["ignore", process.env.BENCH_SERVER_STDOUT ? "inherit" : "ignore", "inherit", "ipc"]
+        stdio: ["ignore", "ignore", "inherit", "ipc"]
       })
       child.once("message", (message) => resume(Effect.succeed({ child, ready: message as Ready })))
       child.once("exit", (code) => resume(Effect.dieMessage(`benchmark server exited with ${code}`)))
