@@ -1,9 +1,10 @@
-import { HttpApp } from "@effect/platform"
+import { HttpApp, HttpMiddleware, type HttpServerRequest } from "@effect/platform"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Cause, ConfigProvider, Effect, Either, Layer, Logger, LogLevel } from "effect"
 import { lineLogger, logLevel } from "../src/Cli/Logging.js"
 import { edge } from "../src/Http/Edge.js"
 import { decideRequestId } from "../src/Http/RequestId.js"
+import { logResponse } from "../src/Http/RequestLog.js"
 import { get, testAppLive } from "./support/TestApp.js"
 
 // Request logs: one JSON line per request, with its id, and secrets redacted (docs/decisions/0410-request-logs.md).
@@ -142,6 +143,34 @@ describe("an unexpected failure", () => {
       parsed().map((line) => line.request_id),
       ["client-42"]
     )
+  })
+})
+
+describe("a request's line (logResponse)", () => {
+  const request = { method: "GET", url: "/csat/x1/?page=2" } as HttpServerRequest.HttpServerRequest
+  const lines = (effect: Effect.Effect<void>) => {
+    written.length = 0
+    Effect.runSync(effect.pipe(Effect.annotateLogs("request_id", "r0"), Effect.provide(jsonLogs)))
+    return parsed()
+  }
+
+  it("carries the request's fields on its own line only; the fiber's annotations are as they were after it", () => {
+    const [before, line, after] = lines(
+      Effect.log("before").pipe(
+        Effect.zipRight(logResponse(request, 204, Date.now(), "r1")),
+        Effect.zipRight(Effect.log("after"))
+      )
+    )
+    assert.deepInclude(line, { request_id: "r1", method: "GET", path: "/csat/[redacted]/?page=2", status: 204 })
+    assert.isAtLeast(line.duration_ms, 0)
+    for (const other of [before, after]) {
+      assert.strictEqual(other.request_id, "r0")
+      assert.doesNotHaveAnyKeys(other, ["method", "path", "status", "duration_ms"])
+    }
+  })
+
+  it("is not written under HttpMiddleware.withLoggerDisabled", () => {
+    assert.deepStrictEqual(lines(HttpMiddleware.withLoggerDisabled(logResponse(request, 200, Date.now(), "r1"))), [])
   })
 })
 

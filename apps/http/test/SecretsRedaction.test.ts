@@ -3,7 +3,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer, Logger, Tracer } from "effect"
+import { Effect, FastCheck, Layer, Logger, Tracer } from "effect"
 import { redactUrl } from "../src/Http/Redaction.js"
 import { smtpLayer, testSmtpServer, withOutbox } from "./MailSupport.js"
 import type * as Fixtures from "./support/Fixtures.js"
@@ -51,6 +51,29 @@ describe("redactUrl (docs/decisions/0805-secrets-in-logs-and-at-rest.md)", () =>
     const once = redactUrl(`/csat/hd_csat_${"b".repeat(43)}/?signature=x`)
     assert.strictEqual(redactUrl(once), once)
   })
+
+  it.prop(
+    "answers what the two expressions answer for any text, the texts it returns unread included",
+    [
+      FastCheck.array(
+        FastCheck.oneof(
+          FastCheck.constantFrom("/csat/", "/mail/opened/", "?", "&", "signature=", "api-key=", "Token=", "/", "#"),
+          FastCheck.string({ maxLength: 6 })
+        ),
+        { maxLength: 8 }
+      )
+    ],
+    ([parts]) => {
+      const url = parts.join("")
+      const byExpressions = url
+        .replace(/(\/csat\/|\/mail\/opened\/)[^/?#\s"'<>]+/g, "$1[redacted]")
+        .replace(
+          /([?&](?:signature|sig|secret|password|[\w.-]*token|[\w.-]*api[_-]?key)=)[^&#\s"'<>]*/gi,
+          "$1[redacted]"
+        )
+      assert.strictEqual(redactUrl(url), byExpressions, url)
+    }
+  )
 
   it("redacts URLs quoted in a message (an error naming the request)", () => {
     assert.strictEqual(

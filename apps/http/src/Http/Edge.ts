@@ -54,10 +54,7 @@ export const edge = (options: EdgeOptions) => {
           recordRequest(request, response.status, started, fiber.currentContext)
           // An unexpected failure's line is its error, with the cause (below).
           return logRequests && !isUnexpectedAnswer(answer)
-            ? Effect.as(
-                Effect.annotateLogs(logResponse(request, response.status, startedAt), "request_id", id),
-                response
-              )
+            ? Effect.as(logResponse(request, response.status, startedAt, id), response)
             : Effect.succeed(response)
         })
       if (cors?.preflight !== undefined) return finish(cors.preflight, true)
