@@ -261,8 +261,9 @@ const freePort = () =>
 const app = async () => {
   tuneHeap()
   const port = await freePort()
+  // The server on the database alone, as `helpdesk serve` builds it; the seeding below has the directory's services
+  // apart, so that they are not in every request's context as they are not in the service's.
   const AppLive = ServerLive({ host: "127.0.0.1", port, workers: false }).pipe(
-    Layer.provideMerge(ServicesLive),
     Layer.provideMerge(migratedPool(url, 20))
   )
   const program = Effect.gen(function* () {
@@ -303,7 +304,9 @@ const app = async () => {
     })
     return yield* Effect.never
   })
-  Effect.runFork(program.pipe(Effect.provide(AppLive), Effect.provide(LoggerLive("stdout"))))
+  Effect.runFork(
+    program.pipe(Effect.provide(ServicesLive), Effect.provide(AppLive), Effect.provide(LoggerLive("stdout")))
+  )
 }
 
 /**
