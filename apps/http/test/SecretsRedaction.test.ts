@@ -53,7 +53,7 @@ describe("redactUrl (docs/decisions/0805-secrets-in-logs-and-at-rest.md)", () =>
   })
 
   it.prop(
-    "answers what the two expressions answer for any text, the texts it returns unread included",
+    "answers for any text what its two expressions answer, the texts its shortcut returns untouched included",
     [
       FastCheck.array(
         FastCheck.oneof(
