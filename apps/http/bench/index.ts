@@ -9,6 +9,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import type { Benchmark } from "./Benchmark.js"
 import { blobStoreBenchmark } from "./BlobStoreBenchmark.js"
+import { checkoutBenchmark } from "./CheckoutBenchmark.js"
 import { eventFeedBenchmark } from "./EventFeedBenchmark.js"
 import { eventStoreBenchmark } from "./EventStoreBenchmark.js"
 import { hangupBenchmark } from "./HangupBenchmark.js"
@@ -24,6 +25,7 @@ const benchmarks: ReadonlyArray<Benchmark> = [
   eventStoreBenchmark,
   ticketsHttpBenchmark,
   hangupBenchmark,
+  checkoutBenchmark,
   readTailsBenchmark,
   ticketPipelineBenchmark,
   snoozeTimerBenchmark,

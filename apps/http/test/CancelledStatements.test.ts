@@ -2,7 +2,8 @@ import * as net from "node:net"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
-import { CANCEL_GRACE_MS, sendCancelRequest } from "../src/Database/CancelSafePool.js"
+import { CANCEL_GRACE_MS, sendCancelRequest, sessionOf } from "../src/Database/CancelSafePool.js"
+import { PgPool } from "../src/Database/PgPool.js"
 import { testPgLive } from "./support/TestDatabase.js"
 
 // An interrupted statement is cancelled by a signal to its session's backend. Two connections, both busy, once made
@@ -125,6 +126,32 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("a cancelled statement's sessi
           assert.strictEqual(row?.open, 0, "no transaction is left open")
         }),
       { timeout: 20_000 }
+    )
+
+    it.effect(
+      "given a statement that ended before its interruption was handled, when its cancel arrives while its connection runs the next caller's statement, then that statement is not cancelled",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const { pool } = yield* PgPool
+          // What `@effect/sql-pg` does for a statement: take a connection, keep the process id it would cancel
+          // with, run the statement and release the connection as the statement ends.
+          const first = yield* Effect.promise(() => pool.connect())
+          const cancelWith = sessionOf(first).processID
+          yield* Effect.promise(() => first.query("SELECT 1"))
+          first.release()
+          // The only connection goes to the next caller, whose statement outlasts the grace period.
+          const next = yield* Effect.fork(sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.6)`)
+          yield* Effect.sleep("50 millis")
+
+          // The first statement's interruption handled only now (Effect's scheduler behind): its cancel, as sent.
+          yield* Effect.async<void>((resume) => {
+            pool.query(`SELECT pg_cancel_backend(${cancelWith})`, () => resume(Effect.void))
+          })
+          const answered = yield* Fiber.join(next).pipe(Effect.either)
+          assert.isTrue(answered._tag === "Right", `the next caller's statement failed: ${String(answered)}`)
+        }),
+      { timeout: 10_000 }
     )
   })
 })

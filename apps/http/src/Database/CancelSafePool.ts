@@ -9,8 +9,9 @@ type ConnectCallback = (
 
 type QueryCallback = (err: Error | undefined, result: pg.QueryResult | undefined) => void
 
-// The statement `@effect/sql-pg` sends on another connection of the pool to cancel an interrupted one.
-const CANCEL = /^SELECT pg_cancel_backend\((\d+)\)$/
+// The statement `@effect/sql-pg` sends on another connection of the pool to cancel an interrupted one: the process id
+// it read from the connection, which this pool answers with a checkout's number (negative, never a session's).
+const CANCEL = /^SELECT pg_cancel_backend\((-?\d+)\)$/
 
 /**
  * How long a cancel request may take to reach the server before its session's outcome counts as unknown: with
@@ -132,6 +133,33 @@ const heldOut = (client: pg.PoolClient, done: (release?: unknown) => void): ((re
   return release
 }
 
+/**
+ * A connection as one checkout hands it out (a `Proxy`'s handler): the connection itself in everything but its
+ * `processID`, which is the checkout's number, and its `release`, which ends the checkout. `@effect/sql-pg` reads the
+ * process id to cancel with, so its cancel names the checkout, and a checkout that has ended has no statement left to
+ * cancel. Methods are bound to the connection (once per connection, in `bound`), so `pg`'s own work runs on it and
+ * not through the proxy.
+ */
+class Checkout implements ProxyHandler<pg.PoolClient> {
+  constructor(
+    private readonly checkout: number,
+    private readonly release: (reason?: unknown) => void,
+    private readonly bound: Map<unknown, unknown>
+  ) {}
+
+  get(target: pg.PoolClient, key: string | symbol): unknown {
+    if (key === "processID") return this.checkout
+    if (key === "release") return this.release
+    const value: unknown = Reflect.get(target, key)
+    if (typeof value !== "function") return value
+    const known = this.bound.get(value)
+    if (known !== undefined) return known
+    const method = value.bind(target)
+    this.bound.set(value, method)
+    return method
+  }
+}
+
 /** `CancelSafePool`'s options beside `pg.Pool`'s. */
 export interface CancelSafePoolConfig extends pg.PoolConfig {
   /**
@@ -158,7 +186,9 @@ export interface CancelSafePoolConfig extends pg.PoolConfig {
  * receives while it waits for its next statement is dropped, so the connection is then safe to hand out, and is
  * kept: the next caller needs no new connection. Only when the server's taking the request is unknown (no answer
  * within {@link CANCEL_REQUEST_TIMEOUT_MS}, a connection error) is the connection closed instead, after what it still
- * runs has ended.
+ * runs has ended. Each checkout's cancel names that checkout (`Checkout`): `@effect/sql-pg` may handle an
+ * interruption after the statement's callback has released the connection, and a checkout released has nothing to
+ * cancel, where its session may already run the next caller's statement.
  */
 export const CancelSafePool = class extends pg.Pool {
   private readonly cancelRequests: boolean
@@ -168,6 +198,11 @@ export const CancelSafePool = class extends pg.Pool {
   private readonly cancelling = new Map<number, Promise<boolean>>()
   // Sessions whose cancel request's outcome is unknown: closed the next time they would be handed out.
   private readonly unsafe = new Set<number>()
+  // The connections handed out and not yet released, by their checkout's number (see `Checkout`).
+  private readonly checkouts = new Map<number, pg.PoolClient>()
+  private lastCheckout = 0
+  // Each connection's methods bound to it, for the proxies of its checkouts.
+  private readonly boundMethods = new WeakMap<pg.PoolClient, Map<unknown, unknown>>()
 
   constructor(config?: CancelSafePoolConfig) {
     const { cancelRequests, ...poolConfig } = config ?? {}
@@ -189,8 +224,18 @@ export const CancelSafePool = class extends pg.Pool {
   override query(...args: Array<unknown>): unknown {
     const match = typeof args[0] === "string" ? CANCEL.exec(args[0]) : null
     if (match === null) return (super.query as (...args: Array<unknown>) => unknown)(...args)
-    const callback = args[args.length - 1]
-    this.cancel(Number(match[1]), typeof callback === "function" ? (callback as QueryCallback) : undefined)
+    const last = args[args.length - 1]
+    const callback = typeof last === "function" ? (last as QueryCallback) : undefined
+    const id = Number(match[1])
+    if (id >= 0) {
+      this.cancel(id, callback)
+      return undefined
+    }
+    // A checkout released has no statement left: it ended before its interruption was handled, and its session may
+    // already run the next caller's statement, which a signal would cancel.
+    const client = this.checkouts.get(id)
+    if (client === undefined) callback?.(undefined, cancelResult(false))
+    else this.cancel(sessionOf(client).processID!, callback)
     return undefined
   }
 
@@ -238,9 +283,29 @@ export const CancelSafePool = class extends pg.Pool {
         this.close(pid, client!, heldOut(client!, done), () => this.connect(callback))
         return
       }
-      callback(err, client, done)
+      this.handOut(client!, done, callback)
     })
     return undefined
+  }
+
+  /** Hands `client` out as a checkout of its own, whose cancel names it; without cancel requests, as it is. */
+  private handOut(client: pg.PoolClient, done: (release?: unknown) => void, callback: ConnectCallback): void {
+    if (!this.cancelRequests) {
+      callback(undefined, client, done)
+      return
+    }
+    const checkout = --this.lastCheckout
+    this.checkouts.set(checkout, client)
+    const release = (reason?: unknown) => {
+      this.checkouts.delete(checkout)
+      done(reason)
+    }
+    let bound = this.boundMethods.get(client)
+    if (bound === undefined) {
+      bound = new Map()
+      this.boundMethods.set(client, bound)
+    }
+    callback(undefined, new Proxy(client, new Checkout(checkout, release, bound)), release)
   }
 
   /** Closes a connection a cancel may still reach once what it still runs has ended, then calls `then`. */
