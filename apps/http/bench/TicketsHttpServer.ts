@@ -26,9 +26,11 @@ import { ServicesLive } from "../src/Services.js"
 import { Users } from "../src/Users/Users.js"
 import { migratedPool } from "./BenchDatabase.js"
 import { answerServerQueries } from "./Benchmark.js"
+import type { BareReady, ServiceReady } from "./TicketsServer.js"
 
 const url = process.env.BENCH_DATABASE_URL!
-const send = (message: unknown) => process.send?.(message)
+// What each mode is ready with, as the benchmarks read it (`TicketsServer.ts`).
+const send = (message: ServiceReady | BareReady) => process.send?.(message)
 
 // A message as the service writes it, for the bare write below: the event's data, the message view, the outbox row.
 const messageWrites = (ticketId: number, messageId: number, content: string, at: string) => {
