@@ -153,6 +153,36 @@ describe.runIf(Boolean(process.env.DATABASE_URL))("a cancelled statement's sessi
         }),
       { timeout: 10_000 }
     )
+
+    it.effect(
+      "given callers waiting for the only connection, when the first is handed it while a cancel is still on its way to its session, then it still gets the connection before the callers behind it",
+      () =>
+        Effect.gen(function* () {
+          const { pool } = yield* PgPool
+          const order = yield* Effect.promise(async () => {
+            const first = await pool.connect()
+            // A statement that ends within the grace period: its cancel is answered once its session has run out of
+            // work, just after the statement's own callback has released the connection to the first caller waiting.
+            first.query("SELECT pg_sleep(0.05)", () => first.release())
+            pool.query(`SELECT pg_cancel_backend(${sessionOf(first).processID})`, () => {})
+            const order: Array<string> = []
+            const waiter = (name: string) =>
+              pool.connect().then(async (client) => {
+                order.push(name)
+                await client.query("SELECT 1")
+                client.release()
+              })
+            await Promise.all([waiter("first waiting"), waiter("second waiting"), waiter("third waiting")])
+            return order
+          })
+          assert.deepStrictEqual(order, ["first waiting", "second waiting", "third waiting"])
+          // The connection it also asked the pool for, unneeded, went back: the pool has its one connection, idle.
+          yield* Effect.sleep("20 millis")
+          assert.strictEqual(pool.idleCount, 1)
+          assert.strictEqual(pool.waitingCount, 0)
+        }),
+      { timeout: 10_000 }
+    )
   })
 })
 

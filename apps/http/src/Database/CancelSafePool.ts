@@ -69,7 +69,10 @@ const idleWithin = (client: pg.PoolClient, ms: number): Promise<boolean> =>
     client.once("drain", drained)
   })
 
-/** The session of a `pg` connection (`pg` sets these fields; its types do not declare them all). */
+/**
+ * The session of a `pg` connection (`pg` sets these fields; its types do not declare them all). On a checkout that
+ * `CancelSafePool` handed out with cancel requests, `processID` is the checkout's number (see `Checkout`).
+ */
 export const sessionOf = (client: pg.ClientBase): Session => client as unknown as Session
 
 /**
@@ -117,11 +120,19 @@ const cancelResult = (sent: boolean): pg.QueryResult =>
     rows: [{ pg_cancel_backend: sent }]
   }) as unknown as pg.QueryResult
 
+/** A connection the pool keeps out of use for a while (see {@link heldOut}). */
+interface Hold {
+  /** `done` for it; the first call wins. */
+  readonly release: (reason?: unknown) => void
+  /** Ends the hold to hand the connection on: false when it was released meanwhile (its error). */
+  readonly keep: () => boolean
+}
+
 /**
- * `done` for a connection the pool keeps out of use for a while: an error of the connection meanwhile (its backend
- * gone) releases it with that error, which closes it, where unheard it would crash the process; the first call wins.
+ * Holds a connection out of use: an error of the connection meanwhile (its backend gone) releases it with that
+ * error, which closes it, where unheard it would crash the process.
  */
-const heldOut = (client: pg.PoolClient, done: (release?: unknown) => void): ((release?: unknown) => void) => {
+const heldOut = (client: pg.PoolClient, done: (release?: unknown) => void): Hold => {
   let released = false
   const release = (reason?: unknown) => {
     if (released) return
@@ -130,7 +141,14 @@ const heldOut = (client: pg.PoolClient, done: (release?: unknown) => void): ((re
     done(reason)
   }
   client.on("error", release)
-  return release
+  return {
+    release,
+    keep: () => {
+      if (released) return false
+      client.off("error", release)
+      return true
+    }
+  }
 }
 
 /**
@@ -184,7 +202,7 @@ export interface CancelSafePoolConfig extends pg.PoolConfig {
  * with PostgreSQL's cancel request, on a short connection outside the pool, holding the session's connection back
  * until the server has signalled it (docs/decisions/0822-cancels-keep-their-connection.md). A signal a backend
  * receives while it waits for its next statement is dropped, so the connection is then safe to hand out, and is
- * kept: the next caller needs no new connection. Only when the server's taking the request is unknown (no answer
+ * kept: the next caller needs no new connection. The caller sent away from it keeps its turn. Only when the server's taking the request is unknown (no answer
  * within {@link CANCEL_REQUEST_TIMEOUT_MS}, a connection error) is the connection closed instead, after what it still
  * runs has ended. Each checkout's cancel names that checkout (`Checkout`): `@effect/sql-pg` may handle an
  * interruption after the statement's callback has released the connection, and a checkout released has nothing to
@@ -201,6 +219,10 @@ export const CancelSafePool = class extends pg.Pool {
   // The connections handed out and not yet released, by their checkout's number (see `Checkout`).
   private readonly checkouts = new Map<number, pg.PoolClient>()
   private lastCheckout = 0
+  // Callers handed a connection whose cancel was still on its way, oldest first (see `sendAway`), and how many
+  // connections are on their way to them (held back, or asked of the pool).
+  private readonly sentAway: Array<ConnectCallback> = []
+  private coming = 0
   // Each connection's methods bound to it, for the proxies of its checkouts.
   private readonly boundMethods = new WeakMap<pg.PoolClient, Map<unknown, unknown>>()
 
@@ -272,20 +294,75 @@ export const CancelSafePool = class extends pg.Pool {
       if (pid === null) return callback(err, client, done)
       const cancelling = this.cancelling.get(pid)
       if (cancelling !== undefined) {
-        // Released by the interrupted statement's own end (an interruption releases only after its cancel), so the
-        // caller may take another connection at once; this one waits until the server has signalled its session.
-        const release = heldOut(client!, done)
-        void cancelling.then(() => (this.unsafe.has(pid) ? this.close(pid, client!, release, () => {}) : release()))
-        this.connect(callback)
+        // Released by the interrupted statement's own end (an interruption releases only after its cancel).
+        this.sendAway(pid, client!, done, cancelling, callback)
         return
       }
       if (this.unsafe.has(pid)) {
-        this.close(pid, client!, heldOut(client!, done), () => this.connect(callback))
+        // Not sent away: this caller waits behind what the connection still runs (see `close`).
+        this.close(pid, client!, heldOut(client!, done).release, () => this.connect(callback))
         return
       }
       this.handOut(client!, done, callback)
     })
     return undefined
+  }
+
+  /**
+   * Holds `client` back until the cancel on its way to its session has settled, then hands it to the oldest caller
+   * sent away so. That caller was first in the pool's queue, and asking the pool again alone would put it at the back;
+   * most cancels settle within this turn of the event loop, and when this one has not by the next, the caller also
+   * asks the pool for another connection and takes whichever comes first.
+   */
+  private sendAway(
+    pid: number,
+    client: pg.PoolClient,
+    done: (release?: unknown) => void,
+    cancelling: Promise<boolean>,
+    callback: ConnectCallback
+  ): void {
+    const hold = heldOut(client, done)
+    this.sentAway.push(callback)
+    this.coming++
+    let settled = false
+    void cancelling.then(() => {
+      settled = true
+      this.coming--
+      if (this.unsafe.has(pid)) this.close(pid, client, hold.release, () => {})
+      else if (hold.keep()) return this.toSentAway(client, done)
+      this.askForSentAway()
+    })
+    setImmediate(() => {
+      if (!settled) this.ask()
+    })
+  }
+
+  /** Asks the pool for another connection when callers sent away outnumber the connections on their way to them. */
+  private askForSentAway(): void {
+    if (this.sentAway.length > this.coming) this.ask()
+  }
+
+  /**
+   * Asks the pool for a connection for the oldest caller sent away (none left: back to the pool). A failure goes to
+   * that caller only when no other connection is on its way to it.
+   */
+  private ask(): void {
+    this.coming++
+    this.connect((err, other, otherDone) => {
+      this.coming--
+      if (!err && other !== undefined) {
+        const next = this.sentAway.shift()
+        if (next !== undefined) next(undefined, other, otherDone)
+        else otherDone()
+      } else if (this.sentAway.length > this.coming) this.sentAway.shift()!(err, undefined, otherDone)
+    })
+  }
+
+  /** Hands `client` to the oldest caller sent away from a held-back connection, or back to the pool when none waits. */
+  private toSentAway(client: pg.PoolClient, done: (release?: unknown) => void): void {
+    const next = this.sentAway.shift()
+    if (next === undefined) done()
+    else this.handOut(client, done, next)
   }
 
   /** Hands `client` out as a checkout of its own, whose cancel names it; without cancel requests, as it is. */
