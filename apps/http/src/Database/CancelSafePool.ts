@@ -202,11 +202,12 @@ export interface CancelSafePoolConfig extends pg.PoolConfig {
  * with PostgreSQL's cancel request, on a short connection outside the pool, holding the session's connection back
  * until the server has signalled it (docs/decisions/0822-cancels-keep-their-connection.md). A signal a backend
  * receives while it waits for its next statement is dropped, so the connection is then safe to hand out, and is
- * kept: the next caller needs no new connection. The caller sent away from it keeps its turn. Only when the server's taking the request is unknown (no answer
- * within {@link CANCEL_REQUEST_TIMEOUT_MS}, a connection error) is the connection closed instead, after what it still
- * runs has ended. Each checkout's cancel names that checkout (`Checkout`): `@effect/sql-pg` may handle an
- * interruption after the statement's callback has released the connection, and a checkout released has nothing to
- * cancel, where its session may already run the next caller's statement.
+ * kept: the next caller needs no new connection, and the caller sent away from it keeps its turn (`sendAway`). Only
+ * when the server's taking the request is unknown (no answer within {@link CANCEL_REQUEST_TIMEOUT_MS}, a connection
+ * error) is the connection closed instead, after what it still runs has ended. Each checkout's cancel names that
+ * checkout (`Checkout`): `@effect/sql-pg` may handle an interruption after the statement's callback has released the
+ * connection, and a checkout released has nothing to cancel, where its session may already run the next caller's
+ * statement.
  */
 export const CancelSafePool = class extends pg.Pool {
   private readonly cancelRequests: boolean
